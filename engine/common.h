@@ -1,0 +1,37 @@
+/* engine/common.h: what every engine module shares: allocation, assertions, logging. */
+#ifndef TY_COMMON_H
+#define TY_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* All engine allocation goes through these three; define them before including to override. */
+#ifndef TY_MALLOC
+#define TY_MALLOC(size) malloc(size)
+#define TY_REALLOC(ptr, size) realloc((ptr), (size))
+#define TY_FREE(ptr) free(ptr)
+#endif
+
+/* Programmer misuse: stop with the file and line. Never used for data or runtime failures. */
+#define TY_ASSERT(cond)                                                                 \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      fprintf(stderr, "tycho: assertion failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \
+      abort();                                                                          \
+    }                                                                                   \
+  } while (0)
+
+/* Grows *ptr (an array of *cap elements of elem bytes) to hold at least need; aborts on OOM. */
+void ty_grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem);
+#define TY_GROW(arr, cap, need) ty_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+/* Data and runtime failures: one line on stderr that starts with a stable error name. */
+void ty_log(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Monotonic seconds since an arbitrary origin. */
+double ty_now(void);
+
+#endif
