@@ -1,0 +1,215 @@
+/* bindings/lua_host.c: the Lua host: state creation, package.path, tycho.fs, tycho.now,
+ * and protected calls that report file:line with a traceback. */
+#include "lua_host.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char host_root[PATH_MAX];
+
+static bool has_scripts(const char *root) {
+  char path[PATH_MAX + 32];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/scripts/tycho/boot.lua", root);
+  return stat(path, &st) == 0;
+}
+
+const char *ty_host_root(void) {
+  if (host_root[0]) return host_root;
+  const char *env = getenv("TYCHO_HOME");
+  if (env && *env && has_scripts(env)) {
+    snprintf(host_root, sizeof host_root, "%s", env);
+    return host_root;
+  }
+  /* Beside the binary: build/tycho finds ../scripts, an installed bin/tycho its share. */
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = 0;
+    const char *tries[] = {"%s/..", "%s", "%s/../share/tycho"};
+    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+      char cand[PATH_MAX + 32];
+      snprintf(cand, sizeof cand, tries[i], exe);
+      char real[PATH_MAX];
+      if (realpath(cand, real) && has_scripts(real)) {
+        snprintf(host_root, sizeof host_root, "%s", real);
+        return host_root;
+      }
+    }
+  }
+#ifdef TYCHO_SOURCE_DIR
+  if (has_scripts(TYCHO_SOURCE_DIR)) {
+    snprintf(host_root, sizeof host_root, "%s", TYCHO_SOURCE_DIR);
+    return host_root;
+  }
+#endif
+  return NULL;
+}
+
+static int traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what) {
+  int base = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, traceback);
+  lua_insert(L, base);
+  int rc = lua_pcall(L, nargs, nresults, base);
+  lua_remove(L, base);
+  if (rc == LUA_OK) return true;
+  fprintf(stderr, "tycho: %s: %s\n", what, lua_tostring(L, -1));
+  lua_pop(L, 1);
+  return false;
+}
+
+/* ---- tycho.fs ---- */
+
+typedef struct path_list {
+  char **items;
+  uint32_t n, cap;
+} path_list;
+
+static void walk_dir(const char *dir, path_list *out) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (e->d_name[0] == '.') continue; /* hidden files and . / .. */
+    size_t len = strlen(dir) + strlen(e->d_name) + 2;
+    char *path = TY_MALLOC(len);
+    TY_ASSERT(path);
+    snprintf(path, len, "%s/%s", dir, e->d_name);
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+      walk_dir(path, out);
+      TY_FREE(path);
+    } else if (S_ISREG(st.st_mode)) {
+      TY_GROW(out->items, out->cap, out->n + 1);
+      out->items[out->n++] = path;
+    } else {
+      TY_FREE(path);
+    }
+  }
+  closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* tycho.fs.walk(path) -> sorted array of regular files under path, or nil, message */
+static int fs_walk(lua_State *L) {
+  const char *root = luaL_checkstring(L, 1);
+  struct stat st;
+  if (stat(root, &st) != 0) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", root, strerror(errno));
+    return 2;
+  }
+  lua_newtable(L);
+  if (!S_ISDIR(st.st_mode)) {
+    lua_pushvalue(L, 1);
+    lua_rawseti(L, -2, 1);
+    return 1;
+  }
+  size_t rl = strlen(root);
+  while (rl > 1 && root[rl - 1] == '/') rl--; /* "tests/" lists as "tests/x", not "tests//x" */
+  lua_pushlstring(L, root, rl);
+  path_list list = {0};
+  walk_dir(lua_tostring(L, -1), &list);
+  lua_pop(L, 1);
+  qsort(list.items, list.n, sizeof *list.items, cmp_str);
+  for (uint32_t i = 0; i < list.n; i++) {
+    lua_pushstring(L, list.items[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+    TY_FREE(list.items[i]);
+  }
+  TY_FREE(list.items);
+  return 1;
+}
+
+static int fs_exists(lua_State *L) {
+  struct stat st;
+  lua_pushboolean(L, stat(luaL_checkstring(L, 1), &st) == 0);
+  return 1;
+}
+
+/* tycho.now() -> monotonic seconds, for timing game code. */
+static int host_now(lua_State *L) {
+  lua_pushnumber(L, ty_now());
+  return 1;
+}
+
+void ty_open_host(lua_State *L) {
+  static const luaL_Reg fs[] = {{"walk", fs_walk}, {"exists", fs_exists}, {NULL, NULL}};
+  luaL_newlib(L, fs);
+  lua_setfield(L, -2, "fs");
+  lua_pushcfunction(L, host_now);
+  lua_setfield(L, -2, "now");
+  lua_pushliteral(L, "0.1.0");
+  lua_setfield(L, -2, "version");
+}
+
+/* ---- the state ---- */
+
+static void set_package_path(lua_State *L, const char *root, const char *game_dir) {
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (game_dir) {
+    lua_pushfstring(L, "%s/?.lua;%s/?/init.lua;", game_dir, game_dir);
+    luaL_addvalue(&b);
+  }
+  lua_pushfstring(L, "%s/scripts/?.lua;%s/scripts/?/init.lua;", root, root);
+  luaL_addvalue(&b);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "path");
+  lua_remove(L, -2);
+  luaL_addvalue(&b);
+  luaL_pushresult(&b);
+  lua_getglobal(L, "package");
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "path");
+  lua_pop(L, 1);
+}
+
+lua_State *ty_host_create(const char *game_dir) {
+  const char *root = ty_host_root();
+  if (!root) {
+    fprintf(stderr, "tycho: cannot find the engine's scripts/ folder: set TYCHO_HOME to the folder that holds it\n");
+    return NULL;
+  }
+  lua_State *L = luaL_newstate();
+  if (!L) return NULL;
+  luaL_openlibs(L);
+  lua_newtable(L);
+  ty_open_math(L);
+  ty_open_scene(L);
+  ty_open_time(L);
+  ty_open_host(L);
+  lua_pushstring(L, root);
+  lua_setfield(L, -2, "home");
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "tycho");
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "tycho");
+  lua_pop(L, 2);
+  set_package_path(L, root, game_dir);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "tycho.boot");
+  if (!ty_host_call(L, 1, 0, "loading the engine's scripts")) {
+    lua_close(L);
+    return NULL;
+  }
+  return L;
+}

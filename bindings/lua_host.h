@@ -1,0 +1,22 @@
+/* bindings/lua_host.h: making a Lua state that has tycho in it, and running code in it
+ * with errors reported as file:line plus a traceback. */
+#ifndef TY_LUA_HOST_H
+#define TY_LUA_HOST_H
+
+#include "bindings.h"
+
+/* A new state with the standard libraries, the `tycho` global (also require("tycho")),
+ * package.path over the engine's scripts/ (and game_dir when not NULL), and the engine's
+ * Lua side loaded. Returns NULL with a message on stderr when scripts/ cannot be found
+ * or fails to load. Free with lua_close. */
+lua_State *ty_host_create(const char *game_dir);
+
+/* The folder holding the engine's scripts/ (TYCHO_HOME, beside the binary, or the source
+ * tree it was built from). */
+const char *ty_host_root(void);
+
+/* Calls the function below nargs arguments with a traceback handler. On error, prints
+ * "tycho: <what>: <message and traceback>" and returns false. */
+bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what);
+
+#endif

@@ -1,0 +1,1287 @@
+/* bindings/lua_scene.c: the Lua face of engine/core's scenes: tycho.Scene, tycho.GameObject,
+ * the component host and the tick's dispatch into Lua.
+ *
+ * A GameObject is a userdata holding its id; its name and cached transform views hang off
+ * its user values, so `go.position` allocates nothing after the first read. Component
+ * instances are plain Lua tables kept in one registry table (INSTANCES) under an integer
+ * ref; the core stores (ref, hooks) per object and walks them in join/add order. Each
+ * phase runs under one lua_pcall: when a hook raises, the walk's cursor already points
+ * past it, so the error is reported through scene.onError and the walk resumes there.
+ */
+#include "lua_scene.h"
+
+#include <string.h>
+
+/* GameObject user values. */
+enum { UV_NAME = 1, UV_VIEWS = 2, UV_FIELDS = UV_VIEWS + 6, UV_COUNT = UV_FIELDS };
+/* Scene user value 1: a table {time=, systems=, onError=}. */
+
+static const char *const PHASE_NAMES[TY_PHASE_COUNT] = {
+    "input", "prePhysics", "physics", "postPhysics", "gameLogic", "animation", "preRender", "render"};
+static const char *const HOOK_NAMES[TY_PHASE_COUNT] = {
+    "input", "prePhysics", "physics", "postPhysics", "update", "animation", "preRender", "updateRender"};
+
+typedef struct ty_go {
+  ty_id id;
+} ty_go;
+
+/* ---- context ---- */
+
+ty_lctx *ty_lctx_get(lua_State *L) { return *(ty_lctx **)lua_getextraspace(L); }
+
+static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
+
+static void push_instances(lua_State *L) { lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->instances); }
+static void push_objects(lua_State *L) { lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->objects); }
+
+/* ---- GameObject userdata ---- */
+
+static ty_go *go_ud(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_GAMEOBJECT); }
+
+static int go_dead_error(lua_State *L, int idx, ty_id id) {
+  lua_getiuservalue(L, idx, UV_NAME);
+  const char *name = lua_tostring(L, -1);
+  return luaL_error(L, "GameObject '%s' (id %d) was destroyed", name ? name : "?", (int)id);
+}
+
+ty_id ty_check_gameobject(lua_State *L, int idx) {
+  ty_go *g = go_ud(L, idx);
+  if (!ty_object_alive(world_of(L), g->id)) go_dead_error(L, idx, g->id);
+  return g->id;
+}
+
+void ty_push_gameobject(lua_State *L, ty_id id) {
+  if (!id) {
+    lua_pushnil(L);
+    return;
+  }
+  push_objects(L);
+  lua_rawgeti(L, -1, TY_ID_NUMBER(id));
+  lua_remove(L, -2);
+}
+
+static ty_id new_gameobject(lua_State *L, const char *name) {
+  ty_lctx *ctx = ty_lctx_get(L);
+  ty_id id = ty_object_create(ctx->world);
+  if (!id) luaL_error(L, "too many GameObjects: all %d entity numbers are in use", (int)(TY_MAX_NUMBERS - TY_RESERVED_IDS));
+  ty_go *g = lua_newuserdatauv(L, sizeof *g, UV_COUNT);
+  g->id = id;
+  luaL_setmetatable(L, TY_GAMEOBJECT);
+  lua_pushstring(L, name ? name : "GameObject");
+  lua_setiuservalue(L, -2, UV_NAME);
+  push_objects(L);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, -2, TY_ID_NUMBER(id));
+  lua_pop(L, 1);
+  return id;
+}
+
+/* ---- scenes: the userdata behind a ty_scene ---- */
+
+ty_lscene *ty_check_scene(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_SCENE); }
+
+static void push_scene_of(lua_State *L, ty_scene *S) {
+  if (!S) {
+    lua_pushnil(L);
+    return;
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->scenes);
+  lua_rawgetp(L, -1, S);
+  lua_remove(L, -2);
+}
+
+/* Pushes field `key` of the scene's data table (scene at idx). */
+static int scene_data(lua_State *L, int idx, const char *key) {
+  lua_getiuservalue(L, idx, 1);
+  int t = lua_getfield(L, -1, key);
+  lua_remove(L, -2);
+  return t;
+}
+
+/* ---- errors from hooks ---- */
+
+static int traceback_handler(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  luaL_traceback(L, L, msg, 1);
+  return 1;
+}
+
+/* Reports the error message on top of the stack: scene.onError(message, info) when the
+ * scene (at scene_idx, or 0 for none) has one, else stderr. Pops the message. An error
+ * raised by onError propagates. */
+static void report_error(lua_State *L, int scene_idx, const char *hook, ty_id object, int inst_idx) {
+  int msg = lua_gettop(L);
+  if (scene_idx && scene_data(L, scene_idx, "onError") != LUA_TNIL) {
+    lua_pushvalue(L, msg);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, hook);
+    lua_setfield(L, -2, "hook");
+    if (object) {
+      ty_push_gameobject(L, object);
+      lua_setfield(L, -2, "object");
+    }
+    if (inst_idx) {
+      lua_pushvalue(L, inst_idx);
+      lua_setfield(L, -2, "component");
+    }
+    lua_call(L, 2, 0);
+  } else {
+    if (scene_idx) lua_pop(L, 1);
+    const char *name = "?";
+    if (object) {
+      ty_push_gameobject(L, object);
+      if (lua_isuserdata(L, -1)) {
+        lua_getiuservalue(L, -1, UV_NAME);
+        name = lua_tostring(L, -1);
+      }
+    }
+    fprintf(stderr, "tycho: error in %s of GameObject '%s': %s\n", hook, name ? name : "?", lua_tostring(L, msg));
+  }
+  lua_settop(L, msg - 1);
+}
+
+/* Calls the function at the top of the stack (with nargs arguments below it... pushed
+ * after it) protected, reporting an error through report_error. */
+static void call_hook(lua_State *L, int nargs, int scene_idx, const char *hook, ty_id object, int inst_idx) {
+  int fn = lua_gettop(L) - nargs;
+  lua_pushcfunction(L, traceback_handler);
+  lua_insert(L, fn);
+  if (lua_pcall(L, nargs, 0, fn) != LUA_OK) report_error(L, scene_idx, hook, object, inst_idx);
+  lua_remove(L, fn);
+}
+
+/* Calls inst[method](inst) protected if it exists. inst at inst_idx (absolute). */
+static void call_method(lua_State *L, int inst_idx, const char *method, int scene_idx, ty_id object) {
+  if (lua_getfield(L, inst_idx, method) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushvalue(L, inst_idx);
+  call_hook(L, 1, scene_idx, method, object, inst_idx);
+}
+
+/* ---- components ---- */
+
+static uint32_t compute_hooks(lua_State *L, int inst_idx) {
+  uint32_t hooks = 0;
+  for (int p = 0; p < TY_PHASE_COUNT; p++) {
+    if (lua_getfield(L, inst_idx, HOOK_NAMES[p]) == LUA_TFUNCTION) hooks |= 1u << p;
+    lua_pop(L, 1);
+  }
+  return hooks;
+}
+
+/* A class is a table that indexes itself (Class.__index == Class) and has `new`. */
+static bool is_class(lua_State *L, int idx) {
+  if (!lua_istable(L, idx)) return false;
+  lua_getfield(L, idx, "__index");
+  bool self = lua_rawequal(L, -1, idx);
+  lua_pop(L, 1);
+  return self;
+}
+
+static void set_time_field(lua_State *L, int inst_idx, ty_scene *S) {
+  if (S) {
+    push_scene_of(L, S);
+    scene_data(L, lua_gettop(L), "time");
+    lua_remove(L, -2);
+  } else {
+    lua_pushnil(L);
+  }
+  lua_setfield(L, inst_idx, "time");
+}
+
+/* Gives every component in id's subtree its scene's clock as `time`. */
+static void bind_time_subtree(lua_State *L, ty_id root) {
+  ty_world *W = world_of(L);
+  push_instances(L);
+  int inst_tab = lua_gettop(L);
+  ty_id stack[64];
+  uint32_t top = 0;
+  stack[top++] = root;
+  while (top) {
+    ty_id id = stack[--top];
+    ty_scene *S = ty_object_scene(W, id);
+    uint32_t n = ty_object_component_count(W, id);
+    for (uint32_t i = 0; i < n; i++) {
+      int32_t ref = ty_object_components(W, id)[i].ref;
+      if (ref == TY_COMPONENT_REMOVED) continue;
+      lua_rawgeti(L, inst_tab, ref);
+      set_time_field(L, lua_gettop(L), S);
+      lua_pop(L, 1);
+    }
+    for (ty_id c = ty_object_first_child(W, id); c; c = ty_object_next_sibling(W, c)) {
+      if (top == 64) bind_time_subtree(L, c); /* deep trees: recurse past the local stack */
+      else stack[top++] = c;
+    }
+  }
+  lua_pop(L, 1);
+}
+
+/* go:addComponent(Class, ...) or go:addComponent(instance) */
+static int go_addComponent(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int nargs = lua_gettop(L) - 2;
+  if (is_class(L, 2)) {
+    if (lua_getfield(L, 2, "new") != LUA_TFUNCTION) return luaL_argerror(L, 2, "component class has no 'new'");
+    lua_insert(L, 3);
+    lua_call(L, nargs, 1);
+    if (!lua_istable(L, 3)) return luaL_error(L, "component constructor returned %s, not a table", luaL_typename(L, 3));
+  } else {
+    lua_settop(L, 2);
+  }
+  int inst = 3 - (lua_gettop(L) == 2);
+  if (lua_getfield(L, inst, "gameObject") != LUA_TNIL)
+    return luaL_argerror(L, 2, "component is already attached to a GameObject");
+  lua_pop(L, 1);
+  ty_world *W = world_of(L);
+  lua_pushvalue(L, 1);
+  lua_setfield(L, inst, "gameObject");
+  set_time_field(L, inst, ty_object_scene(W, id));
+  push_instances(L);
+  lua_pushvalue(L, inst);
+  int ref = luaL_ref(L, -2);
+  lua_pop(L, 1);
+  ty_object_add_component(W, id, ref, compute_hooks(L, inst));
+  ty_scene *S = ty_object_scene(W, id);
+  push_scene_of(L, S);
+  call_method(L, inst, "onAttach", S ? lua_gettop(L) : 0, id);
+  lua_pushvalue(L, inst);
+  return 1;
+}
+
+/* Finds the ref of instance at idx on object id; -1 if absent. */
+static int32_t find_ref(lua_State *L, ty_id id, int idx) {
+  ty_world *W = world_of(L);
+  push_instances(L);
+  uint32_t n = ty_object_component_count(W, id);
+  int32_t found = -1;
+  for (uint32_t i = 0; i < n && found < 0; i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref == TY_COMPONENT_REMOVED) continue;
+    lua_rawgeti(L, -1, ref);
+    if (lua_rawequal(L, -1, idx)) found = ref;
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return found;
+}
+
+static int go_removeComponent(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int32_t ref = find_ref(L, id, 2);
+  if (ref < 0) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  ty_world *W = world_of(L);
+  ty_object_remove_component(W, id, ref);
+  ty_scene *S = ty_object_scene(W, id);
+  push_scene_of(L, S);
+  call_method(L, 2, "onDetach", S ? lua_gettop(L) : 0, id);
+  lua_pushnil(L);
+  lua_setfield(L, 2, "gameObject");
+  push_instances(L);
+  luaL_unref(L, -1, ref);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* Pushes components of id whose metatable is the class at class_idx (all when 0), into
+ * a new array, or just the first when first_only. Returns how many were pushed. */
+static int collect_components(lua_State *L, ty_id id, int class_idx, bool first_only) {
+  ty_world *W = world_of(L);
+  push_instances(L);
+  int inst_tab = lua_gettop(L);
+  if (!first_only) lua_newtable(L);
+  int out = lua_gettop(L), k = 0;
+  uint32_t n = ty_object_component_count(W, id);
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref == TY_COMPONENT_REMOVED) continue;
+    lua_rawgeti(L, inst_tab, ref);
+    bool match = !class_idx;
+    if (!match && lua_getmetatable(L, -1)) {
+      match = lua_rawequal(L, -1, class_idx);
+      lua_pop(L, 1);
+    }
+    if (!match) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (first_only) {
+      lua_remove(L, inst_tab);
+      return 1;
+    }
+    lua_rawseti(L, out, ++k);
+  }
+  if (first_only) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_remove(L, inst_tab);
+  return 1;
+}
+
+static int go_getComponent(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (!collect_components(L, id, 2, true)) lua_pushnil(L);
+  return 1;
+}
+
+static int go_getComponents(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  collect_components(L, id, lua_isnoneornil(L, 2) ? 0 : 2, false);
+  return 1;
+}
+
+/* ---- destroy ---- */
+
+/* Runs onDestroy on every component of id, then forgets its Lua side. Object at top. */
+static void finish_object(lua_State *L, ty_id id, int scene_idx) {
+  ty_world *W = world_of(L);
+  push_instances(L);
+  int inst_tab = lua_gettop(L);
+  uint32_t n = ty_object_component_count(W, id);
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref == TY_COMPONENT_REMOVED) continue;
+    lua_rawgeti(L, inst_tab, ref);
+    call_method(L, lua_gettop(L), "onDestroy", scene_idx, id);
+    lua_pop(L, 1);
+  }
+  /* onDestroy may have added or removed components: release whatever is there now. */
+  n = ty_object_component_count(W, id);
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, inst_tab, ref);
+  }
+  lua_pop(L, 1);
+  push_objects(L);
+  lua_pushnil(L);
+  lua_rawseti(L, -2, TY_ID_NUMBER(id));
+  lua_pop(L, 1);
+}
+
+typedef struct sweep_ctx {
+  lua_State *L;
+  int scene_idx;
+} sweep_ctx;
+
+static void on_sweep(void *user, ty_id id) {
+  sweep_ctx *c = user;
+  finish_object(c->L, id, c->scene_idx);
+}
+
+static int go_destroy(lua_State *L) {
+  ty_go *g = go_ud(L, 1);
+  ty_world *W = world_of(L);
+  if (!ty_object_alive(W, g->id) || ty_object_destroyed(W, g->id)) return 0; /* twice: no-op */
+  ty_id loose[256];
+  uint32_t n = ty_object_destroy(W, g->id, loose, 256);
+  /* Objects in no scene have no sweep to wait for: finish them now. Past 256 (a huge
+   * loose tree), walk the list again from the world. */
+  TY_ASSERT(n <= 256 && "destroying a sceneless tree of over 256 objects");
+  for (uint32_t i = 0; i < n; i++) {
+    finish_object(L, loose[i], 0);
+    ty_object_free(W, loose[i]);
+  }
+  return 0;
+}
+
+/* ---- hierarchy ---- */
+
+static void set_parent_or_error(lua_State *L, ty_id child, ty_id parent) {
+  ty_world *W = world_of(L);
+  ty_scene *before = ty_object_scene(W, child);
+  if (!ty_object_set_parent(W, child, parent)) {
+    if (parent && ty_object_scene(W, parent) != before)
+      luaL_error(L, "cannot move a GameObject between two scenes while one of them is ticking");
+    luaL_error(L, "setParent would make a GameObject its own ancestor");
+  }
+  if (ty_object_scene(W, child) != before) bind_time_subtree(L, child);
+}
+
+static int go_setParent(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_id parent = lua_isnoneornil(L, 2) ? 0 : ty_check_gameobject(L, 2);
+  set_parent_or_error(L, id, parent);
+  return 0;
+}
+
+static int go_addChild(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  set_parent_or_error(L, ty_check_gameobject(L, 2), id);
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int go_removeChild(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_id child = ty_check_gameobject(L, 2);
+  if (ty_object_parent(world_of(L), child) == id) set_parent_or_error(L, child, 0);
+  return 0;
+}
+
+static void push_children(lua_State *L, ty_id id) {
+  ty_world *W = world_of(L);
+  lua_newtable(L);
+  int k = 0;
+  for (ty_id c = ty_object_first_child(W, id); c; c = ty_object_next_sibling(W, c)) {
+    ty_push_gameobject(L, c);
+    lua_rawseti(L, -2, ++k);
+  }
+}
+
+/* ---- tags ---- */
+
+static int go_addTag(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_world *W = world_of(L);
+  ty_object_add_tag(W, id, ty_world_tag(W, luaL_checkstring(L, 2), true));
+  return 0;
+}
+
+static int go_hasTag(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_world *W = world_of(L);
+  uint32_t tag = ty_world_tag(W, luaL_checkstring(L, 2), false);
+  lua_pushboolean(L, tag && ty_object_has_tag(W, id, tag));
+  return 1;
+}
+
+static int go_removeTag(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_world *W = world_of(L);
+  uint32_t tag = ty_world_tag(W, luaL_checkstring(L, 2), false);
+  if (tag) ty_object_remove_tag(W, id, tag);
+  return 0;
+}
+
+static void push_tags(lua_State *L, ty_id id) {
+  ty_world *W = world_of(L);
+  const uint32_t *tags;
+  uint32_t n = ty_object_tags(W, id, &tags);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    lua_pushstring(L, ty_world_tag_name(W, tags[i]));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+}
+
+/* ---- transform access ---- */
+
+float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
+  ty_world *W = world_of(L);
+  if (!ty_object_alive(W, u->owner))
+    luaL_error(L, "GameObject (id %d) was destroyed; its transform can no longer be used", (int)u->owner);
+  ty_transforms *T = ty_world_transforms(W);
+  uint32_t xf = ty_object_transform(W, u->owner);
+  if (u->view >= TY_VIEW_WORLD_POSITION && write)
+    luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");
+  switch ((ty_view_kind)u->view) {
+    case TY_VIEW_POSITION: return write ? ty_transform_write(T, xf)->pos : (float *)ty_transform_local(T, xf)->pos;
+    case TY_VIEW_ROTATION: return write ? ty_transform_write(T, xf)->rot : (float *)ty_transform_local(T, xf)->rot;
+    case TY_VIEW_SCALE: return write ? ty_transform_write(T, xf)->scale : (float *)ty_transform_local(T, xf)->scale;
+    case TY_VIEW_WORLD_POSITION: ty_transform_world_position(T, xf, u->v); return u->v;
+    case TY_VIEW_WORLD_ROTATION: ty_transform_world_rotation(T, xf, u->v); return u->v;
+    case TY_VIEW_WORLD_SCALE: ty_transform_world_scale(T, xf, u->v); return u->v;
+    case TY_VIEW_NONE: break;
+  }
+  return u->v;
+}
+
+/* Pushes the cached view of kind for the GameObject at idx, creating it once. */
+static void push_view(lua_State *L, int idx, ty_id id, ty_view_kind kind) {
+  int uv = UV_VIEWS + (int)kind - TY_VIEW_POSITION;
+  if (lua_getiuservalue(L, idx, uv) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  ty_push_view(L, id, kind);
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, idx, uv);
+}
+
+static const float *world_matrix(lua_State *L, ty_id id) {
+  ty_world *W = world_of(L);
+  return ty_transform_world(ty_world_transforms(W), ty_object_transform(W, id));
+}
+
+static int get_world_into(lua_State *L, ty_view_kind kind) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  uint32_t xf = ty_object_transform(W, id);
+  float v[4];
+  if (kind == TY_VIEW_WORLD_ROTATION) ty_transform_world_rotation(T, xf, v);
+  else if (kind == TY_VIEW_WORLD_SCALE) ty_transform_world_scale(T, xf, v);
+  else ty_transform_world_position(T, xf, v);
+  if (lua_isnoneornil(L, 2)) {
+    if (kind == TY_VIEW_WORLD_ROTATION) ty_push_quat(L, v[0], v[1], v[2], v[3]);
+    else ty_push_vec3(L, v[0], v[1], v[2]);
+    return 1;
+  }
+  ty_vec *out = kind == TY_VIEW_WORLD_ROTATION ? ty_check_quat(L, 2) : ty_check_vec3(L, 2);
+  float *dst = out->view == TY_VIEW_NONE ? out->v : ty_view_resolve(L, out, true);
+  memcpy(dst, v, sizeof(float) * (kind == TY_VIEW_WORLD_ROTATION ? 4 : 3));
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int go_getWorldPosition(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_POSITION); }
+static int go_getWorldRotation(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_ROTATION); }
+static int go_getWorldScale(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_SCALE); }
+
+static int go_localToWorld(lua_State *L) {
+  ty_push_mat4(L, world_matrix(L, ty_check_gameobject(L, 1)));
+  return 1;
+}
+
+static int go_localToWorldInto(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  float *m = ty_check_mat4(L, 2);
+  memcpy(m, world_matrix(L, id), sizeof(float) * 16);
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int go_worldToLocal(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_world *W = world_of(L);
+  ty_push_mat4(L, ty_transform_world_inverse(ty_world_transforms(W), ty_object_transform(W, id)));
+  return 1;
+}
+
+/* Copies a Vec3/Quat (or {x=,y=,z=[,w=]} table) at idx into the local TRS field. */
+static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind) {
+  ty_world *W = world_of(L);
+  ty_trs *t = ty_transform_write(ty_world_transforms(W), ty_object_transform(W, id));
+  float *dst = kind == TY_VIEW_POSITION ? t->pos : kind == TY_VIEW_ROTATION ? t->rot : t->scale;
+  int n = kind == TY_VIEW_ROTATION ? 4 : 3;
+  if (lua_istable(L, idx)) {
+    /* {x=, y=, z=[, w=]} or {x, y, z[, w]} */
+    static const char *const keys[4] = {"x", "y", "z", "w"};
+    float v[4];
+    for (int i = 0; i < n; i++) {
+      if (lua_getfield(L, idx, keys[i]) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, idx, i + 1);
+      }
+      int ok;
+      v[i] = (float)lua_tonumberx(L, -1, &ok);
+      lua_pop(L, 1);
+      if (!ok) luaL_error(L, "%s table needs a number for '%s'", kind == TY_VIEW_ROTATION ? "Quat" : "Vec3", keys[i]);
+    }
+    memcpy(dst, v, sizeof(float) * (size_t)n);
+  } else if (kind == TY_VIEW_ROTATION) {
+    ty_read_quat(L, idx, dst);
+  } else {
+    ty_read_vec3(L, idx, dst);
+  }
+}
+
+/* ---- GameObject metamethods ---- */
+
+static ty_view_kind view_for_key(const char *k, size_t len) {
+  switch (len) {
+    case 5: return strcmp(k, "scale") == 0 ? TY_VIEW_SCALE : TY_VIEW_NONE;
+    case 8:
+      if (strcmp(k, "position") == 0) return TY_VIEW_POSITION;
+      if (strcmp(k, "rotation") == 0) return TY_VIEW_ROTATION;
+      return TY_VIEW_NONE;
+    case 10: return strcmp(k, "worldScale") == 0 ? TY_VIEW_WORLD_SCALE : TY_VIEW_NONE;
+    case 13:
+      if (strcmp(k, "worldPosition") == 0) return TY_VIEW_WORLD_POSITION;
+      if (strcmp(k, "worldRotation") == 0) return TY_VIEW_WORLD_ROTATION;
+      return TY_VIEW_NONE;
+    default: return TY_VIEW_NONE;
+  }
+}
+
+static int go_index(lua_State *L) {
+  ty_go *g = go_ud(L, 1);
+  size_t len;
+  const char *k = lua_tolstring(L, 2, &len);
+  if (k) {
+    ty_view_kind view = view_for_key(k, len);
+    if (view != TY_VIEW_NONE) {
+      ty_check_gameobject(L, 1);
+      push_view(L, 1, g->id, view);
+      return 1;
+    }
+    /* Methods next: they are the common case after the transform. */
+    if (luaL_getmetafield(L, 1, "__methods") && lua_getfield(L, -1, k) != LUA_TNIL) return 1;
+    lua_settop(L, 2);
+    if (strcmp(k, "id") == 0) {
+      lua_pushinteger(L, g->id);
+      return 1;
+    }
+    if (strcmp(k, "name") == 0) {
+      lua_getiuservalue(L, 1, UV_NAME);
+      return 1;
+    }
+    if (strcmp(k, "destroyed") == 0) {
+      lua_pushboolean(L, ty_object_destroyed(world_of(L), g->id));
+      return 1;
+    }
+    ty_id id = ty_check_gameobject(L, 1);
+    ty_world *W = world_of(L);
+    if (strcmp(k, "enabled") == 0) {
+      lua_pushboolean(L, ty_object_enabled(W, id));
+      return 1;
+    }
+    if (strcmp(k, "parent") == 0) {
+      ty_push_gameobject(L, ty_object_parent(W, id));
+      return 1;
+    }
+    if (strcmp(k, "children") == 0) {
+      push_children(L, id);
+      return 1;
+    }
+    if (strcmp(k, "tags") == 0) {
+      push_tags(L, id);
+      return 1;
+    }
+    if (strcmp(k, "scene") == 0) {
+      push_scene_of(L, ty_object_scene(W, id));
+      return 1;
+    }
+  }
+  /* Anything else is a field the game stored on the object. */
+  if (lua_getiuservalue(L, 1, UV_FIELDS) == LUA_TNIL) return 1;
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+static int go_newindex(lua_State *L) {
+  ty_go *g = go_ud(L, 1);
+  size_t len;
+  const char *k = lua_tolstring(L, 2, &len);
+  if (k) {
+    ty_view_kind view = view_for_key(k, len);
+    if (view >= TY_VIEW_WORLD_POSITION)
+      return luaL_error(L, "GameObject.%s is read-only: set position, rotation or scale", k);
+    if (view != TY_VIEW_NONE) {
+      assign_trs(L, ty_check_gameobject(L, 1), 3, view);
+      return 0;
+    }
+    if (strcmp(k, "name") == 0) {
+      luaL_checkstring(L, 3);
+      lua_pushvalue(L, 3);
+      lua_setiuservalue(L, 1, UV_NAME);
+      return 0;
+    }
+    if (strcmp(k, "enabled") == 0) {
+      ty_object_set_enabled(world_of(L), ty_check_gameobject(L, 1), lua_toboolean(L, 3));
+      return 0;
+    }
+    if (strcmp(k, "parent") == 0) {
+      ty_id id = ty_check_gameobject(L, 1);
+      set_parent_or_error(L, id, lua_isnil(L, 3) ? 0 : ty_check_gameobject(L, 3));
+      return 0;
+    }
+    if (strcmp(k, "id") == 0 || strcmp(k, "children") == 0 || strcmp(k, "tags") == 0 ||
+        strcmp(k, "scene") == 0 || strcmp(k, "destroyed") == 0)
+      return luaL_error(L, "GameObject.%s is read-only", k);
+  }
+  (void)g;
+  if (lua_getiuservalue(L, 1, UV_FIELDS) == LUA_TNIL) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, UV_FIELDS);
+  }
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, -3);
+  return 0;
+}
+
+static int go_tostring(lua_State *L) {
+  ty_go *g = go_ud(L, 1);
+  lua_getiuservalue(L, 1, UV_NAME);
+  lua_pushfstring(L, "GameObject '%s' (id %d)", lua_tostring(L, -1), (int)g->id);
+  return 1;
+}
+
+static int go_eq(lua_State *L) {
+  ty_go *a = luaL_testudata(L, 1, TY_GAMEOBJECT), *b = luaL_testudata(L, 2, TY_GAMEOBJECT);
+  lua_pushboolean(L, a && b && a->id == b->id);
+  return 1;
+}
+
+/* Applies a {x=,y=,z=} / Vec3 option if present. */
+static void apply_trs_option(lua_State *L, int opts, const char *key, ty_id id, ty_view_kind kind) {
+  if (lua_getfield(L, opts, key) != LUA_TNIL) assign_trs(L, id, lua_gettop(L), kind);
+  lua_pop(L, 1);
+}
+
+/* GameObject.new(name) or GameObject.new{name=, tags=, position=, rotation=, scale=, enabled=} */
+static int go_new(lua_State *L) {
+  if (lua_istable(L, 1)) {
+    lua_getfield(L, 1, "name");
+    const char *name = luaL_optstring(L, -1, "GameObject");
+    ty_id id = new_gameobject(L, name);
+    int go = lua_gettop(L);
+    ty_world *W = world_of(L);
+    apply_trs_option(L, 1, "position", id, TY_VIEW_POSITION);
+    apply_trs_option(L, 1, "rotation", id, TY_VIEW_ROTATION);
+    apply_trs_option(L, 1, "scale", id, TY_VIEW_SCALE);
+    if (lua_getfield(L, 1, "tags") == LUA_TTABLE) {
+      for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
+        if (!lua_isstring(L, -1)) return luaL_error(L, "GameObject.new: tags must be strings");
+        ty_object_add_tag(W, id, ty_world_tag(W, lua_tostring(L, -1), true));
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (lua_getfield(L, 1, "enabled") != LUA_TNIL) ty_object_set_enabled(W, id, lua_toboolean(L, -1));
+    lua_pop(L, 1);
+    lua_pushvalue(L, go);
+    return 1;
+  }
+  new_gameobject(L, luaL_optstring(L, 1, "GameObject"));
+  return 1;
+}
+
+/* ---- Scene ---- */
+
+static int scene_new(lua_State *L) {
+  ty_lctx *ctx = ty_lctx_get(L);
+  ty_lscene *ls = lua_newuserdatauv(L, sizeof *ls, 1);
+  ls->scene = ty_scene_create(ctx->world);
+  ty_clock_init(&ls->clock);
+  ls->class_epoch = ctx->class_epoch;
+  luaL_setmetatable(L, TY_SCENE);
+  int s = lua_gettop(L);
+  lua_createtable(L, 0, 4);
+  lua_newtable(L);
+  lua_setfield(L, -2, "systems");
+  /* scene.time: a Time userdata over ls->clock that keeps the scene alive. */
+  ty_clock **tp = lua_newuserdatauv(L, sizeof *tp, 1);
+  *tp = &ls->clock;
+  luaL_setmetatable(L, TY_TIME);
+  lua_pushvalue(L, s);
+  lua_setiuservalue(L, -2, 1);
+  lua_setfield(L, -2, "time");
+  lua_setiuservalue(L, s, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->scenes);
+  lua_pushvalue(L, s);
+  lua_rawsetp(L, -2, ls->scene);
+  lua_pop(L, 1);
+  return 1;
+}
+
+static int scene_gc(lua_State *L) {
+  ty_lscene *ls = luaL_checkudata(L, 1, TY_SCENE);
+  if (!ls->scene) return 0;
+  ty_scene *S = ls->scene;
+  /* Objects still in the scene go with it: forget their Lua side first. */
+  for (uint32_t i = ty_scene_count(S); i-- > 0;) {
+    ty_id id = ty_scene_object_at(S, i);
+    push_instances(L);
+    uint32_t n = ty_object_component_count(ty_scene_world(S), id);
+    for (uint32_t c = 0; c < n; c++) {
+      int32_t ref = ty_object_components(ty_scene_world(S), id)[c].ref;
+      if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, -1, ref);
+    }
+    lua_pop(L, 1);
+    push_objects(L);
+    lua_pushnil(L);
+    lua_rawseti(L, -2, TY_ID_NUMBER(id));
+    lua_pop(L, 1);
+  }
+  ty_scene_destroy(S);
+  ls->scene = NULL;
+  return 0;
+}
+
+static int scene_add(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  ty_id id = ty_check_gameobject(L, 2);
+  if (!ty_scene_add(ls->scene, id)) return luaL_argerror(L, 2, "GameObject is already in another scene");
+  bind_time_subtree(L, id);
+  lua_settop(L, 2);
+  return 1;
+}
+
+static int scene_remove(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  ty_id id = ty_check_gameobject(L, 2);
+  bool walking = ty_scene_walking(ls->scene);
+  ty_scene_remove(ls->scene, id);
+  if (!walking) bind_time_subtree(L, id);
+  return 0;
+}
+
+static int scene_findById(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  lua_Integer raw = luaL_checkinteger(L, 2);
+  ty_world *W = world_of(L);
+  ty_id id = (ty_id)raw;
+  if (raw < 0 || raw > UINT32_MAX || !ty_object_alive(W, id) || ty_object_scene(W, id) != ls->scene) lua_pushnil(L);
+  else ty_push_gameobject(L, id);
+  return 1;
+}
+
+/* scene:findByTag(tag [, {includePending=true}]) */
+static int find_by_tag(lua_State *L, bool first_only) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  bool pending = false;
+  if (lua_istable(L, 3)) {
+    lua_getfield(L, 3, "includePending");
+    pending = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  ty_world *W = world_of(L);
+  uint32_t tag = ty_world_tag(W, name, false);
+  if (!first_only) lua_newtable(L);
+  int k = 0;
+  uint32_t n = ty_scene_count(ls->scene);
+  for (uint32_t i = 0; tag && i < n; i++) {
+    ty_id id = ty_scene_object_at(ls->scene, i);
+    if (!pending && ty_scene_is_pending(ls->scene, id)) continue;
+    if (ty_object_destroyed(W, id) || !ty_object_has_tag(W, id, tag)) continue;
+    ty_push_gameobject(L, id);
+    if (first_only) return 1;
+    lua_rawseti(L, -2, ++k);
+  }
+  if (first_only) lua_pushnil(L);
+  return 1;
+}
+
+static int scene_findByTag(lua_State *L) { return find_by_tag(L, false); }
+static int scene_findOneByTag(lua_State *L) { return find_by_tag(L, true); }
+
+static int scene_objects(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  uint32_t n = ty_scene_count(ls->scene);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    ty_push_gameobject(L, ty_scene_object_at(ls->scene, i));
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static void push_roots(lua_State *L, ty_lscene *ls) {
+  ty_world *W = world_of(L);
+  lua_newtable(L);
+  int k = 0;
+  uint32_t n = ty_scene_count(ls->scene);
+  for (uint32_t i = 0; i < n; i++) {
+    ty_id id = ty_scene_object_at(ls->scene, i);
+    if (ty_object_parent(W, id)) continue;
+    ty_push_gameobject(L, id);
+    lua_rawseti(L, -2, ++k);
+  }
+}
+
+static int phase_index(lua_State *L, int idx) {
+  const char *name = luaL_checkstring(L, idx);
+  for (int p = 0; p < TY_PHASE_COUNT; p++)
+    if (strcmp(name, PHASE_NAMES[p]) == 0) return p;
+  return luaL_argerror(L, idx, lua_pushfstring(L, "unknown phase '%s'", name));
+}
+
+/* scene:addSystem(phase, fn) or scene:addSystem{phase=, init=, update=, dispose=} */
+static int scene_addSystem(lua_State *L) {
+  ty_check_scene(L, 1);
+  int sys;
+  if (lua_istable(L, 2)) {
+    lua_getfield(L, 2, "phase");
+    int p = phase_index(L, lua_gettop(L));
+    lua_pop(L, 1);
+    if (lua_getfield(L, 2, "update") != LUA_TFUNCTION && !lua_isnil(L, -1))
+      return luaL_argerror(L, 2, "system 'update' must be a function");
+    lua_pop(L, 1);
+    lua_pushinteger(L, p);
+    lua_setfield(L, 2, "__phase");
+    sys = 2;
+  } else {
+    int p = phase_index(L, 2);
+    luaL_checktype(L, 3, LUA_TFUNCTION);
+    lua_createtable(L, 0, 3);
+    lua_pushvalue(L, 2);
+    lua_setfield(L, -2, "phase");
+    lua_pushvalue(L, 3);
+    lua_setfield(L, -2, "update");
+    lua_pushinteger(L, p);
+    lua_setfield(L, -2, "__phase");
+    sys = lua_gettop(L);
+  }
+  scene_data(L, 1, "systems");
+  lua_pushvalue(L, sys);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, sys, "init") == LUA_TFUNCTION) call_hook(L, 0, 1, "system init", 0, 0);
+  else lua_pop(L, 1);
+  lua_pushvalue(L, sys);
+  return 1;
+}
+
+static int scene_removeSystem(lua_State *L) {
+  ty_check_scene(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  scene_data(L, 1, "systems");
+  lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, -1, i);
+    bool hit = lua_rawequal(L, -1, 2);
+    lua_pop(L, 1);
+    if (!hit) continue;
+    /* Shift down; a running tick reads the array by index, so a removal during it at
+     * most moves a later system one slot earlier. */
+    for (lua_Integer j = i; j < n; j++) {
+      lua_rawgeti(L, -1, j + 1);
+      lua_rawseti(L, -2, j);
+    }
+    lua_pushnil(L);
+    lua_rawseti(L, -2, n);
+    if (lua_getfield(L, 2, "dispose") == LUA_TFUNCTION) call_hook(L, 0, 1, "system dispose", 0, 0);
+    else lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  return 1;
+}
+
+/* ---- the tick ---- */
+
+/* Stack layout inside a protected walk (see walk_protected). */
+enum { W_ARGS = 1, W_INSTANCES, W_HOOK, W_ENABLED, W_ARG };
+
+typedef struct walk_args {
+  ty_scene *scene;
+  ty_phase phase;
+  ty_cursor cursor;
+} walk_args;
+
+static void dispatch(void *user, ty_id object, int32_t ref, ty_phase phase) {
+  lua_State *L = user;
+  (void)object;
+  (void)phase;
+  lua_rawgeti(L, W_INSTANCES, ref);
+  lua_pushvalue(L, W_ENABLED);
+  if (lua_rawget(L, -2) == LUA_TBOOLEAN && !lua_toboolean(L, -1)) {
+    lua_pop(L, 2);
+    return;
+  }
+  lua_pop(L, 1);
+  lua_pushvalue(L, W_HOOK);
+  if (lua_gettable(L, -2) != LUA_TFUNCTION) { /* the method went away since the mask was made */
+    lua_pop(L, 2);
+    return;
+  }
+  lua_insert(L, -2);
+  lua_pushvalue(L, W_ARG);
+  lua_call(L, 2, 0);
+}
+
+static int walk_protected(lua_State *L) {
+  walk_args *a = lua_touserdata(L, W_ARGS);
+  ty_scene_walk(a->scene, a->phase, &a->cursor, dispatch, L);
+  return 0;
+}
+
+/* Runs phase p: its systems, then the object walk; each error is reported and the walk
+ * resumes after the hook that raised it. arg_idx holds what hooks receive. */
+static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, int arg_idx) {
+  scene_data(L, scene_idx, "systems");
+  int systems = lua_gettop(L);
+  for (lua_Integer i = 1; lua_rawgeti(L, systems, i) != LUA_TNIL; i++) {
+    lua_getfield(L, -1, "__phase");
+    bool mine = lua_tointeger(L, -1) == p;
+    lua_pop(L, 1);
+    if (mine && lua_getfield(L, -1, "update") == LUA_TFUNCTION) {
+      lua_pushvalue(L, arg_idx);
+      call_hook(L, 1, scene_idx, PHASE_NAMES[p], 0, 0);
+    } else if (mine) {
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, systems - 1);
+  if (!ty_scene_hook_count(ls->scene, p)) return;
+
+  walk_args args = {ls->scene, p, {0}};
+  for (;;) {
+    lua_pushcfunction(L, traceback_handler);
+    int handler = lua_gettop(L);
+    lua_pushcfunction(L, walk_protected);
+    lua_pushlightuserdata(L, &args);
+    push_instances(L);
+    lua_pushstring(L, HOOK_NAMES[p]);
+    lua_pushliteral(L, "enabled");
+    lua_pushvalue(L, arg_idx);
+    if (lua_pcall(L, 5, 0, handler) == LUA_OK) {
+      lua_pop(L, 1);
+      return;
+    }
+    /* The cursor names the call that raised; report it with its instance. */
+    ty_id object = args.cursor.object;
+    int inst = 0;
+    if (ty_object_alive(ty_scene_world(ls->scene), object) &&
+        args.cursor.component < ty_object_component_count(ty_scene_world(ls->scene), object)) {
+      int32_t ref = ty_object_components(ty_scene_world(ls->scene), object)[args.cursor.component].ref;
+      push_instances(L);
+      lua_rawgeti(L, -1, ref);
+      lua_remove(L, -2);
+      inst = lua_gettop(L);
+      lua_insert(L, -2); /* message back on top */
+    }
+    report_error(L, scene_idx, HOOK_NAMES[p], object, inst);
+    lua_settop(L, handler - 1);
+  }
+}
+
+/* Recomputes every component's hook mask after a class changed. */
+static void refresh_hooks(lua_State *L, ty_lscene *ls) {
+  ty_lctx *ctx = ty_lctx_get(L);
+  if (ls->class_epoch == ctx->class_epoch) return;
+  ls->class_epoch = ctx->class_epoch;
+  ty_world *W = ctx->world;
+  push_instances(L);
+  uint32_t n = ty_scene_count(ls->scene);
+  for (uint32_t i = 0; i < n; i++) {
+    ty_id id = ty_scene_object_at(ls->scene, i);
+    uint32_t nc = ty_object_component_count(W, id);
+    for (uint32_t c = 0; c < nc; c++) {
+      int32_t ref = ty_object_components(W, id)[c].ref;
+      if (ref == TY_COMPONENT_REMOVED) continue;
+      lua_rawgeti(L, -1, ref);
+      ty_object_set_component_hooks(W, id, c, compute_hooks(L, lua_gettop(L)));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+}
+
+static void end_section(lua_State *L, int scene_idx, ty_lscene *ls) {
+  sweep_ctx sc = {L, scene_idx};
+  ty_scene_end(ls->scene, on_sweep, &sc);
+}
+
+void ty_scene_run_tick(lua_State *L, int scene_idx, double dt) {
+  scene_idx = lua_absindex(L, scene_idx);
+  ty_lscene *ls = ty_check_scene(L, scene_idx);
+  int top = lua_gettop(L);
+  refresh_hooks(L, ls);
+  lua_pushnumber(L, dt);
+  int arg = lua_gettop(L);
+  ty_scene_begin(ls->scene);
+  for (int p = 0; p < TY_PHASE_RENDER; p++) run_phase(L, scene_idx, ls, (ty_phase)p, arg);
+  end_section(L, scene_idx, ls);
+  ty_transforms_sync(ty_world_transforms(world_of(L)));
+  lua_settop(L, top);
+}
+
+static int scene_update(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  double dt = luaL_checknumber(L, 2);
+  if (ty_scene_walking(ls->scene)) return luaL_error(L, "scene:update called from inside the same scene's tick");
+  ty_clock_tick(&ls->clock, dt);
+  ty_scene_run_tick(L, 1, ls->clock.delta);
+  return 0;
+}
+
+/* scene:updateRender(ctx): the once-per-frame render hook on every component. */
+static int scene_updateRender(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  lua_settop(L, 2);
+  if (ty_scene_walking(ls->scene)) return luaL_error(L, "scene:updateRender called from inside the scene's tick");
+  refresh_hooks(L, ls);
+  ty_scene_begin(ls->scene);
+  run_phase(L, 1, ls, TY_PHASE_RENDER, 2);
+  end_section(L, 1, ls);
+  return 0;
+}
+
+static int scene_index(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  const char *k = lua_tostring(L, 2);
+  if (luaL_getmetafield(L, 1, "__methods") && lua_getfield(L, -1, k) != LUA_TNIL) return 1;
+  if (!k) return 0;
+  if (strcmp(k, "time") == 0 || strcmp(k, "onError") == 0) {
+    scene_data(L, 1, k);
+    return 1;
+  }
+  if (strcmp(k, "roots") == 0) {
+    push_roots(L, ls);
+    return 1;
+  }
+  if (strcmp(k, "count") == 0) {
+    lua_pushinteger(L, ty_scene_count(ls->scene));
+    return 1;
+  }
+  lua_pushnil(L);
+  return 1;
+}
+
+static int scene_newindex(lua_State *L) {
+  ty_check_scene(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "onError") != 0) return luaL_error(L, "Scene.%s cannot be set", k);
+  if (!lua_isnil(L, 3)) luaL_checktype(L, 3, LUA_TFUNCTION);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushvalue(L, 3);
+  lua_setfield(L, -2, "onError");
+  return 0;
+}
+
+static int scene_tostring(lua_State *L) {
+  ty_lscene *ls = ty_check_scene(L, 1);
+  lua_pushfstring(L, "Scene (%d objects)", ls->scene ? (int)ty_scene_count(ls->scene) : 0);
+  return 1;
+}
+
+/* ---- tycho.stats ---- */
+
+static int stats_transforms(lua_State *L) {
+  ty_transform_stats s = ty_transforms_stats(ty_world_transforms(world_of(L)));
+  lua_createtable(L, 0, 2);
+  lua_pushinteger(L, (lua_Integer)s.local_rebuilds);
+  lua_setfield(L, -2, "localRebuilds");
+  lua_pushinteger(L, (lua_Integer)s.world_rebuilds);
+  lua_setfield(L, -2, "worldRebuilds");
+  return 1;
+}
+
+static int stats_reset(lua_State *L) {
+  ty_transforms_reset_stats(ty_world_transforms(world_of(L)));
+  return 0;
+}
+
+static int stats_objects(lua_State *L) {
+  lua_pushinteger(L, ty_world_count(world_of(L)));
+  return 1;
+}
+
+/* tycho._classChanged(): component.lua calls this when a class is declared again or
+ * gains a method, so hook masks are recomputed before the next tick. */
+static int class_changed(lua_State *L) {
+  ty_lctx_get(L)->class_epoch++;
+  return 0;
+}
+
+/* ---- opening ---- */
+
+static int ctx_gc(lua_State *L) {
+  ty_lctx **pp = lua_touserdata(L, 1);
+  if (*pp) {
+    ty_world_destroy((*pp)->world);
+    TY_FREE(*pp);
+    *pp = NULL;
+    *(ty_lctx **)lua_getextraspace(L) = NULL;
+  }
+  return 0;
+}
+
+static void new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods,
+                      const char *global) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L);
+  luaL_setfuncs(L, methods, 0);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, "__methods");
+  /* The methods table is tycho.<global>, so Lua code can add methods to the class. */
+  lua_setfield(L, -3, global);
+  lua_pop(L, 1);
+}
+
+void ty_open_scene(lua_State *L) {
+  int tycho = lua_gettop(L);
+  /* The context lives in a userdata whose __gc frees the world when the state closes;
+   * objects and scenes are freed with it. */
+  ty_lctx **pp = lua_newuserdatauv(L, sizeof *pp, 0);
+  *pp = TY_MALLOC(sizeof **pp);
+  TY_ASSERT(*pp);
+  memset(*pp, 0, sizeof **pp);
+  ty_lctx *ctx = *pp;
+  ctx->world = ty_world_create();
+  *(ty_lctx **)lua_getextraspace(L) = ctx;
+  lua_newtable(L);
+  lua_pushcfunction(L, ctx_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  luaL_ref(L, LUA_REGISTRYINDEX);
+
+  lua_newtable(L);
+  ctx->instances = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  ctx->objects = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushliteral(L, "v");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  ctx->scenes = luaL_ref(L, LUA_REGISTRYINDEX);
+
+  static const luaL_Reg go_meta[] = {
+      {"__index", go_index}, {"__newindex", go_newindex}, {"__tostring", go_tostring}, {"__eq", go_eq}, {NULL, NULL}};
+  static const luaL_Reg go_methods[] = {
+      {"new", go_new},
+      {"addComponent", go_addComponent},
+      {"getComponent", go_getComponent},
+      {"getComponents", go_getComponents},
+      {"removeComponent", go_removeComponent},
+      {"addChild", go_addChild},
+      {"removeChild", go_removeChild},
+      {"setParent", go_setParent},
+      {"addTag", go_addTag},
+      {"hasTag", go_hasTag},
+      {"removeTag", go_removeTag},
+      {"destroy", go_destroy},
+      {"getWorldPosition", go_getWorldPosition},
+      {"getWorldRotation", go_getWorldRotation},
+      {"getWorldScale", go_getWorldScale},
+      {"localToWorld", go_localToWorld},
+      {"localToWorldInto", go_localToWorldInto},
+      {"worldToLocal", go_worldToLocal},
+      {NULL, NULL}};
+  lua_pushvalue(L, tycho);
+  new_class(L, TY_GAMEOBJECT, go_meta, go_methods, "GameObject");
+
+  static const luaL_Reg scene_meta[] = {{"__index", scene_index},
+                                        {"__newindex", scene_newindex},
+                                        {"__gc", scene_gc},
+                                        {"__tostring", scene_tostring},
+                                        {NULL, NULL}};
+  static const luaL_Reg scene_methods[] = {{"new", scene_new},
+                                           {"add", scene_add},
+                                           {"remove", scene_remove},
+                                           {"update", scene_update},
+                                           {"updateRender", scene_updateRender},
+                                           {"addSystem", scene_addSystem},
+                                           {"removeSystem", scene_removeSystem},
+                                           {"findById", scene_findById},
+                                           {"findByTag", scene_findByTag},
+                                           {"findOneByTag", scene_findOneByTag},
+                                           {"objects", scene_objects},
+                                           {NULL, NULL}};
+  new_class(L, TY_SCENE, scene_meta, scene_methods, "Scene");
+  lua_pop(L, 1);
+
+  lua_createtable(L, TY_PHASE_COUNT, 0);
+  for (int p = 0; p < TY_PHASE_COUNT; p++) {
+    lua_pushstring(L, PHASE_NAMES[p]);
+    lua_rawseti(L, -2, p + 1);
+  }
+  lua_setfield(L, tycho, "PHASES");
+
+  static const luaL_Reg stats[] = {
+      {"transforms", stats_transforms}, {"reset", stats_reset}, {"objects", stats_objects}, {NULL, NULL}};
+  luaL_newlib(L, stats);
+  lua_setfield(L, tycho, "stats");
+  lua_pushcfunction(L, class_changed);
+  lua_setfield(L, tycho, "_classChanged");
+}

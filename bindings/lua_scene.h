@@ -1,0 +1,42 @@
+/* bindings/lua_scene.h: the scene binding's per-state context, shared with the other
+ * bindings that reach GameObjects (math views, the host, later render and sync). */
+#ifndef TY_LUA_SCENE_H
+#define TY_LUA_SCENE_H
+
+#include "bindings.h"
+#include "core/scene.h"
+#include "core/time.h"
+
+#define TY_GAMEOBJECT "GameObject"
+#define TY_SCENE "Scene"
+#define TY_TIME "Time"
+#define TY_LOOP "Loop"
+
+/* One per Lua state, reached through lua_getextraspace. */
+typedef struct ty_lctx {
+  ty_world *world;
+  int instances;        /* registry ref: ref -> component instance */
+  int objects;          /* registry ref: entity number -> GameObject userdata */
+  int scenes;           /* registry ref: weak map lightuserdata(ty_scene) -> Scene userdata */
+  uint32_t class_epoch; /* bumped whenever a component class is declared again or grows */
+} ty_lctx;
+
+ty_lctx *ty_lctx_get(lua_State *L);
+
+typedef struct ty_lscene {
+  ty_scene *scene;
+  ty_clock clock;
+  uint32_t class_epoch; /* the epoch this scene's hook masks were computed at */
+} ty_lscene;
+
+/* Checks argument idx is a live GameObject and returns its id (error if destroyed). */
+ty_id ty_check_gameobject(lua_State *L, int idx);
+/* Pushes the GameObject userdata for a live id (nil for 0). */
+void ty_push_gameobject(lua_State *L, ty_id id);
+ty_lscene *ty_check_scene(lua_State *L, int idx);
+
+/* Runs one tick of the scene at stack index idx with hooks receiving dt (the clock is
+ * advanced by the caller). Raises only when scene.onError raises. */
+void ty_scene_run_tick(lua_State *L, int idx, double dt);
+
+#endif
