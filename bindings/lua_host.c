@@ -158,6 +158,13 @@ void ty_open_host(lua_State *L) {
   lua_setfield(L, -2, "now");
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
+  /* The running binary, so tests can start more tycho processes. */
+  char exe[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) {
+    lua_pushlstring(L, exe, (size_t)n);
+    lua_setfield(L, -2, "executable");
+  }
 }
 
 /* ---- the state ---- */
