@@ -116,7 +116,7 @@ static int cmd_run(int argc, char **argv) {
 
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  lua_getfield(L, engine, "frame");
+  lua_getfield(L, engine, "step");
   int frame_fn = lua_gettop(L);
   const double period = 1.0 / 60.0;
   /* The first frame advances one period so the first tick runs at once. */

@@ -740,7 +740,7 @@ function Engine:afterFrame(fn) end
 ---Runs one frame of rawDt seconds: beforeFrame hooks, loop:advance (ticks, beforeRender hooks, updateRender), afterFrame hooks.
 ---@param rawDt number
 ---@return integer steps, number alpha
-function Engine:frame(rawDt) end
+function Engine:step(rawDt) end
 
 ---Asks `tycho run` to stop after the current frame.
 function Engine:quit() end

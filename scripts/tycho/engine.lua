@@ -1,6 +1,6 @@
 -- scripts/tycho/engine.lua: tycho.engine, what `tycho run` hands a game: one scene, its
 -- clock, the fixed-step loop that drives it, and the per-frame hooks. The C run loop
--- calls engine:frame(rawDt) once per frame; a window and renderer plug into the same
+-- calls engine:step(rawDt) once per frame; a window and renderer plug into the same
 -- object without games changing.
 
 local tycho = require("tycho")
@@ -44,7 +44,7 @@ end
 ---render step (beforeRender hooks and components' updateRender), afterFrame hooks.
 ---@param rawDt number
 ---@return integer steps, number alpha
-function Engine:frame(rawDt)
+function Engine:step(rawDt)
   runAll(self._beforeFrame)
   local steps, alpha = self.loop:advance(rawDt)
   runAll(self._afterFrame)

@@ -20,7 +20,7 @@ function M.runGame(dir, frames, dt)
   local ok, err = pcall(function()
     local chunk = assert(loadfile(dir .. "/main.lua"))
     chunk()
-    for _ = 1, frames or 0 do engine:frame(dt or 1 / 60) end
+    for _ = 1, frames or 0 do engine:step(dt or 1 / 60) end
   end)
   tycho.engine, package.path = previous, previousPath
   if not ok then error(err, 0) end
