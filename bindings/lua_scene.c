@@ -41,7 +41,7 @@ static ty_go *go_ud(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_G
 static int go_dead_error(lua_State *L, int idx, ty_id id) {
   lua_getiuservalue(L, idx, UV_NAME);
   const char *name = lua_tostring(L, -1);
-  return luaL_error(L, "GameObject '%s' (id %d) was destroyed", name ? name : "?", (int)id);
+  return luaL_error(L, "GameObject '%s' (id %I) was destroyed", name ? name : "?", (lua_Integer)id);
 }
 
 ty_id ty_check_gameobject(lua_State *L, int idx) {
@@ -74,6 +74,29 @@ static ty_id new_gameobject(lua_State *L, const char *name) {
   lua_rawseti(L, -2, TY_ID_NUMBER(id));
   lua_pop(L, 1);
   return id;
+}
+
+/* Forgets the Lua side of object id as its id goes stale: its GameObject leaves the objects
+ * map, and its cached transform views are remembered (weakly) with its name, so a view kept
+ * past the object's end still names it in the error it raises. */
+static void forget_object(lua_State *L, ty_id id) {
+  push_objects(L);
+  int objects = lua_gettop(L);
+  if (lua_rawgeti(L, objects, TY_ID_NUMBER(id)) == LUA_TUSERDATA) {
+    int go = lua_gettop(L);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
+    for (int uv = UV_VIEWS; uv < UV_FIELDS; uv++) {
+      if (lua_getiuservalue(L, go, uv) == LUA_TNIL) {
+        lua_pop(L, 1);
+        continue;
+      }
+      lua_getiuservalue(L, go, UV_NAME);
+      lua_rawset(L, -3);
+    }
+  }
+  lua_pushnil(L);
+  lua_rawseti(L, objects, TY_ID_NUMBER(id));
+  lua_settop(L, objects - 1);
 }
 
 /* ---- scenes: the userdata behind a ty_scene ---- */
@@ -362,10 +385,7 @@ static void finish_object(lua_State *L, ty_id id, int scene_idx) {
     if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, inst_tab, ref);
   }
   lua_pop(L, 1);
-  push_objects(L);
-  lua_pushnil(L);
-  lua_rawseti(L, -2, TY_ID_NUMBER(id));
-  lua_pop(L, 1);
+  forget_object(L, id);
 }
 
 typedef struct sweep_ctx {
@@ -476,10 +496,25 @@ static void push_tags(lua_State *L, ty_id id) {
 
 /* ---- transform access ---- */
 
+/* The error for a view whose owner is gone. The view is an argument of the running C
+ * function, so its userdata is on the stack: that finds the name forget_object kept. */
+static int dead_view_error(lua_State *L, const ty_vec *u) {
+  const char *name = NULL;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
+  int views = lua_gettop(L);
+  for (int i = 1; i < views && !name; i++) {
+    if (lua_touserdata(L, i) != u) continue;
+    lua_pushvalue(L, i);
+    lua_rawget(L, views);
+    name = lua_tostring(L, -1);
+  }
+  return luaL_error(L, "GameObject '%s' (id %I) was destroyed; its transform can no longer be used",
+                    name ? name : "?", (lua_Integer)u->owner);
+}
+
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
   ty_world *W = world_of(L);
-  if (!ty_object_alive(W, u->owner))
-    luaL_error(L, "GameObject (id %d) was destroyed; its transform can no longer be used", (int)u->owner);
+  if (!ty_object_alive(W, u->owner)) dead_view_error(L, u);
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, u->owner);
   if (u->view >= TY_VIEW_WORLD_POSITION && write)
@@ -556,17 +591,20 @@ static int go_worldToLocal(lua_State *L) {
   return 1;
 }
 
-/* Copies a Vec3/Quat (or {x=,y=,z=[,w=]} table) at idx into the local TRS field. */
-static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind) {
-  ty_world *W = world_of(L);
-  ty_trs *t = ty_transform_write(ty_world_transforms(W), ty_object_transform(W, id));
-  float *dst = kind == TY_VIEW_POSITION ? t->pos : kind == TY_VIEW_ROTATION ? t->rot : t->scale;
+/* Copies a Vec3/Quat (or {x=,y=,z=[,w=]} table) at idx into the local TRS field. A wrong
+ * value raises a bad argument error for argument arg (GameObject.new's table), or a plain
+ * error naming the field when arg is 0 (an assignment). */
+static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind, int arg) {
+  static const char *const fields[] = {"position", "rotation", "scale"};
+  const char *field = fields[kind - TY_VIEW_POSITION];
+  const char *type = kind == TY_VIEW_ROTATION ? TY_QUAT : TY_VEC3;
   int n = kind == TY_VIEW_ROTATION ? 4 : 3;
+  float v[4];
+  const char *bad = NULL;
   if (lua_istable(L, idx)) {
     /* {x=, y=, z=[, w=]} or {x, y, z[, w]} */
     static const char *const keys[4] = {"x", "y", "z", "w"};
-    float v[4];
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !bad; i++) {
       if (lua_getfield(L, idx, keys[i]) == LUA_TNIL) {
         lua_pop(L, 1);
         lua_rawgeti(L, idx, i + 1);
@@ -574,14 +612,23 @@ static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind) {
       int ok;
       v[i] = (float)lua_tonumberx(L, -1, &ok);
       lua_pop(L, 1);
-      if (!ok) luaL_error(L, "%s table needs a number for '%s'", kind == TY_VIEW_ROTATION ? "Quat" : "Vec3", keys[i]);
+      if (!ok) bad = lua_pushfstring(L, "%s table needs a number for '%s'", field, keys[i]);
     }
-    memcpy(dst, v, sizeof(float) * (size_t)n);
-  } else if (kind == TY_VIEW_ROTATION) {
-    ty_read_quat(L, idx, dst);
+  } else if (luaL_testudata(L, idx, type)) {
+    if (kind == TY_VIEW_ROTATION) ty_read_quat(L, idx, v);
+    else ty_read_vec3(L, idx, v);
   } else {
-    ty_read_vec3(L, idx, dst);
+    bad = lua_pushfstring(L, "%s must be a %s or a table, got %s", field, type, luaL_typename(L, idx));
   }
+  if (bad) {
+    if (arg) luaL_argerror(L, arg, bad);
+    luaL_error(L, "GameObject.%s", bad);
+  }
+  /* Written only once read: reading a view may bring other transforms up to date. */
+  ty_world *W = world_of(L);
+  ty_trs *t = ty_transform_write(ty_world_transforms(W), ty_object_transform(W, id));
+  float *dst = kind == TY_VIEW_POSITION ? t->pos : kind == TY_VIEW_ROTATION ? t->rot : t->scale;
+  memcpy(dst, v, sizeof(float) * (size_t)n);
 }
 
 /* ---- GameObject metamethods ---- */
@@ -605,7 +652,8 @@ static ty_view_kind view_for_key(const char *k, size_t len) {
 static int go_index(lua_State *L) {
   ty_go *g = go_ud(L, 1);
   size_t len;
-  const char *k = lua_tolstring(L, 2, &len);
+  /* Only string keys name fields: lua_tolstring would turn a number key into a string. */
+  const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &len) : NULL;
   if (k) {
     ty_view_kind view = view_for_key(k, len);
     if (view != TY_VIEW_NONE) {
@@ -613,23 +661,25 @@ static int go_index(lua_State *L) {
       push_view(L, 1, g->id, view);
       return 1;
     }
-    /* Methods next: they are the common case after the transform. */
+    /* Methods next: they are the common case after the transform. Each checks its object. */
     if (luaL_getmetafield(L, 1, "__methods") && lua_getfield(L, -1, k) != LUA_TNIL) return 1;
     lua_settop(L, 2);
+    if (strcmp(k, "destroyed") == 0) { /* the one field a destroyed object still answers */
+      lua_pushboolean(L, ty_object_destroyed(world_of(L), g->id));
+      return 1;
+    }
+  }
+  ty_id id = ty_check_gameobject(L, 1);
+  if (k) {
+    ty_world *W = world_of(L);
     if (strcmp(k, "id") == 0) {
-      lua_pushinteger(L, g->id);
+      lua_pushinteger(L, id);
       return 1;
     }
     if (strcmp(k, "name") == 0) {
       lua_getiuservalue(L, 1, UV_NAME);
       return 1;
     }
-    if (strcmp(k, "destroyed") == 0) {
-      lua_pushboolean(L, ty_object_destroyed(world_of(L), g->id));
-      return 1;
-    }
-    ty_id id = ty_check_gameobject(L, 1);
-    ty_world *W = world_of(L);
     if (strcmp(k, "enabled") == 0) {
       lua_pushboolean(L, ty_object_enabled(W, id));
       return 1;
@@ -659,15 +709,15 @@ static int go_index(lua_State *L) {
 }
 
 static int go_newindex(lua_State *L) {
-  ty_go *g = go_ud(L, 1);
+  ty_id id = ty_check_gameobject(L, 1);
   size_t len;
-  const char *k = lua_tolstring(L, 2, &len);
+  const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &len) : NULL;
   if (k) {
     ty_view_kind view = view_for_key(k, len);
     if (view >= TY_VIEW_WORLD_POSITION)
       return luaL_error(L, "GameObject.%s is read-only: set position, rotation or scale", k);
     if (view != TY_VIEW_NONE) {
-      assign_trs(L, ty_check_gameobject(L, 1), 3, view);
+      assign_trs(L, id, 3, view, 0);
       return 0;
     }
     if (strcmp(k, "name") == 0) {
@@ -677,11 +727,10 @@ static int go_newindex(lua_State *L) {
       return 0;
     }
     if (strcmp(k, "enabled") == 0) {
-      ty_object_set_enabled(world_of(L), ty_check_gameobject(L, 1), lua_toboolean(L, 3));
+      ty_object_set_enabled(world_of(L), id, lua_toboolean(L, 3));
       return 0;
     }
     if (strcmp(k, "parent") == 0) {
-      ty_id id = ty_check_gameobject(L, 1);
       set_parent_or_error(L, id, lua_isnil(L, 3) ? 0 : ty_check_gameobject(L, 3));
       return 0;
     }
@@ -689,7 +738,6 @@ static int go_newindex(lua_State *L) {
         strcmp(k, "scene") == 0 || strcmp(k, "destroyed") == 0)
       return luaL_error(L, "GameObject.%s is read-only", k);
   }
-  (void)g;
   if (lua_getiuservalue(L, 1, UV_FIELDS) == LUA_TNIL) {
     lua_pop(L, 1);
     lua_newtable(L);
@@ -705,7 +753,7 @@ static int go_newindex(lua_State *L) {
 static int go_tostring(lua_State *L) {
   ty_go *g = go_ud(L, 1);
   lua_getiuservalue(L, 1, UV_NAME);
-  lua_pushfstring(L, "GameObject '%s' (id %d)", lua_tostring(L, -1), (int)g->id);
+  lua_pushfstring(L, "GameObject '%s' (id %I)", lua_tostring(L, -1), (lua_Integer)g->id);
   return 1;
 }
 
@@ -717,15 +765,17 @@ static int go_eq(lua_State *L) {
 
 /* Applies a {x=,y=,z=} / Vec3 option if present. */
 static void apply_trs_option(lua_State *L, int opts, const char *key, ty_id id, ty_view_kind kind) {
-  if (lua_getfield(L, opts, key) != LUA_TNIL) assign_trs(L, id, lua_gettop(L), kind);
+  if (lua_getfield(L, opts, key) != LUA_TNIL) assign_trs(L, id, lua_gettop(L), kind, opts);
   lua_pop(L, 1);
 }
 
 /* GameObject.new(name) or GameObject.new{name=, tags=, position=, rotation=, scale=, enabled=} */
 static int go_new(lua_State *L) {
   if (lua_istable(L, 1)) {
-    lua_getfield(L, 1, "name");
-    const char *name = luaL_optstring(L, -1, "GameObject");
+    int t = lua_getfield(L, 1, "name");
+    if (t != LUA_TNIL && t != LUA_TSTRING && t != LUA_TNUMBER)
+      return luaL_argerror(L, 1, lua_pushfstring(L, "name must be a string, got %s", luaL_typename(L, -1)));
+    const char *name = t == LUA_TNIL ? "GameObject" : lua_tostring(L, -1);
     ty_id id = new_gameobject(L, name);
     int go = lua_gettop(L);
     ty_world *W = world_of(L);
@@ -734,7 +784,7 @@ static int go_new(lua_State *L) {
     apply_trs_option(L, 1, "scale", id, TY_VIEW_SCALE);
     if (lua_getfield(L, 1, "tags") == LUA_TTABLE) {
       for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
-        if (!lua_isstring(L, -1)) return luaL_error(L, "GameObject.new: tags must be strings");
+        if (!lua_isstring(L, -1)) return luaL_argerror(L, 1, "tags must be strings");
         ty_object_add_tag(W, id, ty_world_tag(W, lua_tostring(L, -1), true));
         lua_pop(L, 1);
       }
@@ -757,7 +807,6 @@ static int scene_new(lua_State *L) {
   ty_lscene *ls = lua_newuserdatauv(L, sizeof *ls, 1);
   ls->scene = ty_scene_create(ctx->world);
   ty_clock_init(&ls->clock);
-  ls->class_epoch = ctx->class_epoch;
   luaL_setmetatable(L, TY_SCENE);
   int s = lua_gettop(L);
   lua_createtable(L, 0, 4);
@@ -792,10 +841,7 @@ static int scene_gc(lua_State *L) {
       if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, -1, ref);
     }
     lua_pop(L, 1);
-    push_objects(L);
-    lua_pushnil(L);
-    lua_rawseti(L, -2, TY_ID_NUMBER(id));
-    lua_pop(L, 1);
+    forget_object(L, id);
   }
   ty_scene_destroy(S);
   ls->scene = NULL;
@@ -805,7 +851,10 @@ static int scene_gc(lua_State *L) {
 static int scene_add(lua_State *L) {
   ty_lscene *ls = ty_check_scene(L, 1);
   ty_id id = ty_check_gameobject(L, 2);
-  if (!ty_scene_add(ls->scene, id)) return luaL_argerror(L, 2, "GameObject is already in another scene");
+  if (!ty_scene_add(ls->scene, id)) {
+    if (ty_object_scene(world_of(L), id)) return luaL_argerror(L, 2, "GameObject is already in another scene");
+    return luaL_argerror(L, 2, "a child of this GameObject is still leaving another scene until its tick ends");
+  }
   bind_time_subtree(L, id);
   lua_settop(L, 2);
   return 1;
@@ -1035,34 +1084,40 @@ static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, in
       push_instances(L);
       lua_rawgeti(L, -1, ref);
       lua_remove(L, -2);
-      inst = lua_gettop(L);
-      lua_insert(L, -2); /* message back on top */
+      lua_insert(L, -2); /* message back on top, the instance just below it */
+      inst = lua_gettop(L) - 1;
     }
     report_error(L, scene_idx, HOOK_NAMES[p], object, inst);
     lua_settop(L, handler - 1);
   }
 }
 
-/* Recomputes every component's hook mask after a class changed. */
-static void refresh_hooks(lua_State *L, ty_lscene *ls) {
+/* Recomputes every component's hook mask after a class changed. Every object in the
+ * world, not only this scene's: an object outside any scene may join one later, and
+ * would otherwise bring a mask from before the change. */
+static void refresh_hooks(lua_State *L) {
   ty_lctx *ctx = ty_lctx_get(L);
-  if (ls->class_epoch == ctx->class_epoch) return;
-  ls->class_epoch = ctx->class_epoch;
+  if (ctx->hooks_epoch == ctx->class_epoch) return;
+  ctx->hooks_epoch = ctx->class_epoch;
   ty_world *W = ctx->world;
   push_instances(L);
-  uint32_t n = ty_scene_count(ls->scene);
-  for (uint32_t i = 0; i < n; i++) {
-    ty_id id = ty_scene_object_at(ls->scene, i);
+  int inst_tab = lua_gettop(L);
+  push_objects(L);
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    ty_id id = ((ty_go *)lua_touserdata(L, -1))->id;
+    lua_pop(L, 1);
+    if (!ty_object_alive(W, id)) continue;
     uint32_t nc = ty_object_component_count(W, id);
     for (uint32_t c = 0; c < nc; c++) {
       int32_t ref = ty_object_components(W, id)[c].ref;
       if (ref == TY_COMPONENT_REMOVED) continue;
-      lua_rawgeti(L, -1, ref);
+      lua_rawgeti(L, inst_tab, ref);
       ty_object_set_component_hooks(W, id, c, compute_hooks(L, lua_gettop(L)));
       lua_pop(L, 1);
     }
   }
-  lua_pop(L, 1);
+  lua_settop(L, inst_tab - 1);
 }
 
 static void end_section(lua_State *L, int scene_idx, ty_lscene *ls) {
@@ -1070,16 +1125,50 @@ static void end_section(lua_State *L, int scene_idx, ty_lscene *ls) {
   ty_scene_end(ls->scene, on_sweep, &sc);
 }
 
+/* Section bodies, run protected by run_section: the scene at 1, the hooks' argument at 2. */
+static int tick_body(lua_State *L) {
+  ty_lscene *ls = lua_touserdata(L, 1);
+  for (int p = 0; p < TY_PHASE_RENDER; p++) run_phase(L, 1, ls, (ty_phase)p, 2);
+  return 0;
+}
+
+static int render_body(lua_State *L) {
+  run_phase(L, 1, lua_touserdata(L, 1), TY_PHASE_RENDER, 2);
+  return 0;
+}
+
+static int end_body(lua_State *L) {
+  end_section(L, 1, lua_touserdata(L, 1));
+  return 0;
+}
+
+/* Runs body as one walking section of the scene. Only an error raised by scene.onError gets
+ * out of body; the section still ends (sweep and flush) so the scene stays usable, and then
+ * the error goes on to the caller. A further raise from the sweep's onError is dropped:
+ * the sweep resumes past it, and the first error is the one reported. */
+static void run_section(lua_State *L, int scene_idx, ty_lscene *ls, lua_CFunction body, int arg_idx) {
+  ty_scene_begin(ls->scene);
+  lua_pushcfunction(L, body);
+  lua_pushvalue(L, scene_idx);
+  lua_pushvalue(L, arg_idx);
+  bool failed = lua_pcall(L, 2, 0, 0) != LUA_OK;
+  for (;;) {
+    lua_pushcfunction(L, end_body);
+    lua_pushvalue(L, scene_idx);
+    if (lua_pcall(L, 1, 0, 0) == LUA_OK) break;
+    if (failed) lua_pop(L, 1);
+    failed = true;
+  }
+  if (failed) lua_error(L);
+}
+
 void ty_scene_run_tick(lua_State *L, int scene_idx, double dt) {
   scene_idx = lua_absindex(L, scene_idx);
   ty_lscene *ls = ty_check_scene(L, scene_idx);
   int top = lua_gettop(L);
-  refresh_hooks(L, ls);
+  refresh_hooks(L);
   lua_pushnumber(L, dt);
-  int arg = lua_gettop(L);
-  ty_scene_begin(ls->scene);
-  for (int p = 0; p < TY_PHASE_RENDER; p++) run_phase(L, scene_idx, ls, (ty_phase)p, arg);
-  end_section(L, scene_idx, ls);
+  run_section(L, scene_idx, ls, tick_body, lua_gettop(L));
   ty_transforms_sync(ty_world_transforms(world_of(L)));
   lua_settop(L, top);
 }
@@ -1098,10 +1187,8 @@ static int scene_updateRender(lua_State *L) {
   ty_lscene *ls = ty_check_scene(L, 1);
   lua_settop(L, 2);
   if (ty_scene_walking(ls->scene)) return luaL_error(L, "scene:updateRender called from inside the scene's tick");
-  refresh_hooks(L, ls);
-  ty_scene_begin(ls->scene);
-  run_phase(L, 1, ls, TY_PHASE_RENDER, 2);
-  end_section(L, 1, ls);
+  refresh_hooks(L);
+  run_section(L, 1, ls, render_body, 2);
   return 0;
 }
 
@@ -1225,6 +1312,12 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   ctx->scenes = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  lua_newtable(L);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  ctx->dead_views = luaL_ref(L, LUA_REGISTRYINDEX);
 
   static const luaL_Reg go_meta[] = {
       {"__index", go_index}, {"__newindex", go_newindex}, {"__tostring", go_tostring}, {"__eq", go_eq}, {NULL, NULL}};

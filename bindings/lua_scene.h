@@ -18,7 +18,9 @@ typedef struct ty_lctx {
   int instances;        /* registry ref: ref -> component instance */
   int objects;          /* registry ref: entity number -> GameObject userdata */
   int scenes;           /* registry ref: weak map lightuserdata(ty_scene) -> Scene userdata */
+  int dead_views;       /* registry ref: weak map transform view -> name of its destroyed owner */
   uint32_t class_epoch; /* bumped whenever a component class is declared again or grows */
+  uint32_t hooks_epoch; /* the epoch every component's hook mask was computed at */
 } ty_lctx;
 
 ty_lctx *ty_lctx_get(lua_State *L);
@@ -26,7 +28,6 @@ ty_lctx *ty_lctx_get(lua_State *L);
 typedef struct ty_lscene {
   ty_scene *scene;
   ty_clock clock;
-  uint32_t class_epoch; /* the epoch this scene's hook masks were computed at */
 } ty_lscene;
 
 /* Checks argument idx is a live GameObject and returns its id (error if destroyed). */

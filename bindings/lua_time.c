@@ -50,16 +50,18 @@ static ty_lloop *check_loop(lua_State *L, int idx) { return luaL_checkudata(L, i
 /* tycho.Loop.new{scene=, fixedTimestep=1/60, maxSubSteps=8, render=function(alpha) end} */
 static int loop_new(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  /* Options are checked by hand: a luaL_check* on a field would name its stack slot. */
   lua_getfield(L, 1, "scene");
-  ty_check_scene(L, -1);
-  lua_getfield(L, 1, "fixedTimestep");
-  double fixed = luaL_optnumber(L, -1, 1.0 / 60.0);
-  lua_getfield(L, 1, "maxSubSteps");
-  lua_Integer max = luaL_optinteger(L, -1, 8);
+  if (!luaL_testudata(L, 2, TY_SCENE))
+    return luaL_argerror(L, 1, lua_pushfstring(L, "'scene' must be a Scene, got %s", luaL_typename(L, 2)));
+  int ok = 1;
+  double fixed = lua_getfield(L, 1, "fixedTimestep") == LUA_TNIL ? 1.0 / 60.0 : lua_tonumberx(L, 3, &ok);
+  if (!ok || !(fixed > 0)) return luaL_argerror(L, 1, "'fixedTimestep' must be a number > 0");
+  lua_Integer max = lua_getfield(L, 1, "maxSubSteps") == LUA_TNIL ? 8 : lua_tointegerx(L, 4, &ok);
+  if (!ok || max < 1 || max > 1000) return luaL_argerror(L, 1, "'maxSubSteps' must be an integer in 1..1000");
   lua_getfield(L, 1, "render");
-  if (!lua_isnil(L, -1) && !lua_isfunction(L, -1)) return luaL_argerror(L, 1, "render must be a function");
-  if (!(fixed > 0)) return luaL_argerror(L, 1, "fixedTimestep must be > 0");
-  if (max < 1 || max > 1000) return luaL_argerror(L, 1, "maxSubSteps must be in 1..1000");
+  if (!lua_isnil(L, 5) && !lua_isfunction(L, 5)) return luaL_argerror(L, 1, "'render' must be a function");
   ty_lloop *l = lua_newuserdatauv(L, sizeof *l, 2);
   ty_loop_init(&l->loop, fixed, (int)max);
   luaL_setmetatable(L, TY_LOOP);

@@ -205,6 +205,8 @@ static bool obj_is_live_in_scene(const ty_object *o) {
 
 static void join_one(ty_world *W, ty_object *o, void *user) {
   ty_scene *S = user;
+  /* A destroyed object stays where its sweep will find it, in or out of a scene. */
+  if (o->flags & OBJ_DESTROYED) return;
   o->scene = S;
   ty_id id = obj_id(W, o);
   if (S->walking) {
@@ -232,7 +234,7 @@ static void remove_from(ty_id *list, uint32_t *n, ty_id id) {
 static void leave_one(ty_world *W, ty_object *o, void *user) {
   (void)user;
   ty_scene *S = o->scene;
-  if (!S) return;
+  if (!S || (o->flags & OBJ_DESTROYED)) return; /* see join_one */
   ty_id id = obj_id(W, o);
   if (o->flags & OBJ_PENDING) remove_from(S->pending, &S->npending, id);
   else {
@@ -260,15 +262,53 @@ static void subtree_leave(ty_world *W, ty_id id) {
   each_in_subtree(W, id, o->scene->walking ? mark_leaving : leave_one, NULL);
 }
 
+/* An object below the root may still be listed in a scene other than the root's: it left a
+ * walking scene by re-parenting and waits for that scene's sweep. Joining it anywhere before
+ * then would list it twice, so such joins are refused. */
+typedef struct split_ctx {
+  ty_scene *scene;
+  bool split;
+} split_ctx;
+
+static void find_split(ty_world *W, ty_object *o, void *user) {
+  (void)W;
+  split_ctx *c = user;
+  if (o->scene != c->scene) c->split = true;
+}
+
+static bool subtree_split(ty_world *W, ty_id id) {
+  split_ctx c = {obj_must(W, id)->scene, false};
+  each_in_subtree(W, id, find_split, &c);
+  return c.split;
+}
+
+/* Cancels a deferred leave of user's scene (the sweep then skips the object). */
+static void stay_one(ty_world *W, ty_object *o, void *user) {
+  (void)W;
+  if (o->scene == user) o->flags &= (uint16_t)~OBJ_LEAVING;
+}
+
+/* The scene an object will be in once its scene's walk ends: none when it is leaving. */
+static ty_scene *scene_after_sweep(const ty_object *o) {
+  return (o->flags & OBJ_LEAVING) ? NULL : o->scene;
+}
+
 bool ty_object_set_parent(ty_world *W, ty_id id, ty_id parent) {
   ty_object *o = obj_must(W, id);
   ty_object *p = parent ? obj_must(W, parent) : NULL;
-  ty_scene *to = p ? p->scene : o->scene;
+  /* Scenes as they will be after the sweep: under a leaving parent the child leaves too;
+   * a leaving child put back under a parent staying in its scene stays as well. */
+  ty_scene *from = scene_after_sweep(o);
+  ty_scene *to = p ? scene_after_sweep(p) : from;
   /* Moving straight from one scene into another while either walks would need the
    * object in two lists at once: refused. */
   if (o->scene && to && to != o->scene && (o->scene->walking || to->walking)) return false;
+  if (to && to != o->scene && subtree_split(W, id)) return false;
   if (!ty_transform_set_parent(W->T, o->xf, p ? p->xf : TY_TRANSFORM_NONE)) return false;
-  if (to != o->scene) {
+  if (to == from) return true;
+  if (to && to == o->scene) {
+    each_in_subtree(W, id, stay_one, to);
+  } else {
     subtree_leave(W, id);
     if (to) each_in_subtree(W, id, join_one, to);
   }
@@ -471,9 +511,20 @@ ty_world *ty_scene_world(const ty_scene *S) { return S->W; }
 
 bool ty_scene_add(ty_scene *S, ty_id id) {
   ty_object *o = obj_must(S->W, id);
-  if (o->scene == S) return true;
+  if (o->scene == S) {
+    /* Removed (or re-parented out) earlier in this walk: joining again cancels the leave,
+     * which the sweep then skips, and takes it from a parent that is leaving or outside. */
+    if (o->flags & OBJ_LEAVING) {
+      ty_object *p = obj_get(S->W, ty_object_parent(S->W, id));
+      if (p && (p->scene != S || (p->flags & OBJ_LEAVING)))
+        ty_transform_set_parent(S->W->T, o->xf, TY_TRANSFORM_NONE);
+      each_in_subtree(S->W, id, stay_one, S);
+    }
+    return true;
+  }
   if (o->scene) return false;
   if (o->flags & OBJ_DESTROYED) return true; /* it will never tick; nothing to join */
+  if (subtree_split(S->W, id)) return false;
   ty_object *p = obj_get(S->W, ty_object_parent(S->W, id));
   if (p && p->scene != S) ty_transform_set_parent(S->W->T, o->xf, TY_TRANSFORM_NONE);
   each_in_subtree(S->W, id, join_one, S);

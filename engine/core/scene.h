@@ -65,8 +65,10 @@ bool ty_object_active(const ty_world *W, ty_id id);           /* it and every an
 void ty_object_set_enabled(ty_world *W, ty_id id, bool on);
 bool ty_object_destroyed(const ty_world *W, ty_id id);        /* marked, awaiting its sweep */
 
-/* Parent/children through the transforms. set_parent returns false on a cycle. A child
- * follows its parent into (or out of) the parent's scene, deferred while it walks. */
+/* Parent/children through the transforms. set_parent returns false on a cycle, and on a
+ * move between scenes that cannot be made now (one of them walks, or an object below is
+ * still leaving a walking scene). A child follows its parent into (or out of) the
+ * parent's scene, deferred while it walks. */
 bool ty_object_set_parent(ty_world *W, ty_id id, ty_id parent /* 0: none */);
 ty_id ty_object_parent(const ty_world *W, ty_id id);
 ty_id ty_object_first_child(const ty_world *W, ty_id id);
@@ -101,7 +103,8 @@ void ty_scene_destroy(ty_scene *S);
 ty_world *ty_scene_world(const ty_scene *S);
 
 /* Joins the object and its subtree (detaching it from a parent in another scene). While
- * the scene walks, they wait in the pending list. Returns false if it is in another scene. */
+ * the scene walks, they wait in the pending list. Returns false if it, or an object below
+ * it still leaving a walking scene, is in another scene. */
 bool ty_scene_add(ty_scene *S, ty_id id);
 /* Takes the object and its subtree out (detaching it from its parent); deferred while
  * walking. */

@@ -52,8 +52,9 @@ local function buildTable(def, go)
   end
   for _, child in ipairs(def.children or {}) do
     local childDef, childName = resolve(child, 1)
-    local c = tycho.GameObject.new(childDef.name or childName or "GameObject")
-    if type(childDef) == "table" and childDef.position then c.position = childDef.position end
+    local isTable = type(childDef) == "table" -- a function child has no name or position
+    local c = tycho.GameObject.new((isTable and childDef.name) or childName or "GameObject")
+    if isTable and childDef.position then c.position = childDef.position end
     go:addChild(c)
     build(childDef, c)
   end
