@@ -73,6 +73,21 @@ describe("tycho run", function()
     assert.truthy(out:find("main.lua:2: bad update", 1, true), out)
   end)
 
+  it("stops cleanly on SIGINT when no --frames is given", function()
+    write(dir .. "/main.lua", [[
+      tycho.engine:afterFrame(function()
+        if tycho.engine.time.frameCount == 10 then print("running") io.stdout:flush() end
+      end)
+    ]])
+    local script = ("'%s' run '%s' --headless & p=$!; sleep 0.6; kill -INT $p; wait $p; echo \"exit:$?\"")
+      :format(tycho.executable, dir)
+    local pipe = assert(io.popen("sh -c " .. "'" .. script:gsub("'", "'\\''") .. "' 2>&1"))
+    local out = pipe:read("a")
+    pipe:close()
+    assert.truthy(out:find("running", 1, true), out)
+    assert.truthy(out:find("exit:0", 1, true), out)
+  end)
+
   it("refuses a missing game, a folder without main.lua and bad options", function()
     local code, out = testing.exec("run", dir .. "/nope", "--headless")
     assert.equals(1, code, out)
