@@ -12,6 +12,7 @@
  *
  * usage: bucket_bench [--frames N]
  */
+#include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,15 +96,6 @@ static void scene_move(scene *s, int f) {
   }
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct result {
   double ms, build_ms, upload_ms; /* medians */
@@ -132,9 +124,9 @@ static result run_ours(scene *s, int frames, double *t_all, double *t_build, dou
   ty_bucket_counts c = ty_bucket_count(b);
   r.opaque = c.opaque, r.transparent = c.transparent, r.shadow = c.shadow, r.batches = c.batches;
   ty_bucket_destroy(b);
-  r.ms = median(t_all, frames);
-  r.build_ms = median(t_build, frames);
-  r.upload_ms = median(t_upload, frames);
+  r.ms = bench_median(t_all, frames);
+  r.build_ms = bench_median(t_build, frames);
+  r.upload_ms = bench_median(t_upload, frames);
   return r;
 }
 
@@ -232,23 +224,14 @@ static result run_baseline(scene *s, int frames, double *t_all) {
   }
   for (int k = 0; k < 3; k++) free(lists[k]);
   free(cmds);
-  r.ms = median(t_all, frames);
+  r.ms = bench_median(t_all, frames);
   return r;
 }
 
 /* ---- report ------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  int frames = 100;
-  for (int a = 1; a < argc; a++) {
-    if (strcmp(argv[a], "--frames") == 0 && a + 1 < argc) {
-      frames = atoi(argv[++a]);
-    } else {
-      fprintf(stderr, "usage: %s [--frames N]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (frames < 1) frames = 1;
+  int frames = bench_frames(argc, argv, 100);
   double *t_all = malloc((size_t)frames * sizeof *t_all);
   double *t_build = malloc((size_t)frames * sizeof *t_build);
   double *t_upload = malloc((size_t)frames * sizeof *t_upload);

@@ -11,6 +11,7 @@
  *
  * usage: crdt_bench [--frames N] [--no-node]
  */
+#include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,15 +63,6 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 /* Frame f of a workload: `puts` Transform puts, entity k of the frame being
  * FIRST + (f * puts + k) % ENTITIES, each with the entity's next timestamp. */
@@ -124,7 +116,7 @@ static result run(int frames, int puts, bool echo) {
     }
   }
   result r;
-  double med = median(times, frames);
+  double med = bench_median(times, frames);
   r.median_us = med * 1e6;
   r.puts_per_s = puts / med;
   r.allocs_per_frame = (double)alloc_total / frames;

@@ -10,6 +10,7 @@
  *
  * usage: transform_bench [--frames N]
  */
+#include "bench.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,15 +101,6 @@ static double now_ns(void) {
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 typedef struct result {
   double sync_ns, sync_read_ns; /* medians, whole frame */
@@ -148,8 +140,8 @@ static result run_ours(const uint32_t *parent, int percent, int frames, double *
   }
   r.worlds_per_frame = (double)ty_transforms_stats(T).world_rebuilds / frames;
   ty_transforms_destroy(T);
-  r.sync_ns = median(t_a, frames);
-  r.sync_read_ns = median(t_b, frames);
+  r.sync_ns = bench_median(t_a, frames);
+  r.sync_read_ns = bench_median(t_b, frames);
   return r;
 }
 
@@ -202,24 +194,15 @@ static result run_baseline(const uint32_t *parent, int percent, int frames, doub
   free(trs);
   free(local);
   free(world);
-  r.sync_ns = median(t_a, frames);
-  r.sync_read_ns = median(t_b, frames);
+  r.sync_ns = bench_median(t_a, frames);
+  r.sync_read_ns = bench_median(t_b, frames);
   return r;
 }
 
 /* ---- report ------------------------------------------------------------------------- */
 
 int main(int argc, char **argv) {
-  int frames = 50;
-  for (int a = 1; a < argc; a++) {
-    if (strcmp(argv[a], "--frames") == 0 && a + 1 < argc) {
-      frames = atoi(argv[++a]);
-    } else {
-      fprintf(stderr, "usage: %s [--frames N]\n", argv[0]);
-      return 2;
-    }
-  }
-  if (frames < 1) frames = 1;
+  int frames = bench_frames(argc, argv, 50);
 
   static const struct {
     const char *name;
