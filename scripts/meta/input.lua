@@ -1,0 +1,116 @@
+---@meta tycho.input
+-- scripts/meta/input.lua: LuaLS annotations for tycho.input (bindings/lua_input.c over
+-- engine/platform/input.c). Never loaded at run time; scripts/docs/input.md describes the
+-- module with examples.
+
+---A key name as SDL writes it (SDL_GetKeyName), compared without case: "w", "space",
+---"left shift", "right ctrl", "return", "escape", "tab", "backspace", "up", "down", "left",
+---"right", "f1".."f12", "keypad 5", "1".."9", "0".
+---@alias tycho.input.Key string
+
+---@alias tycho.input.MouseButton "left"|"right"|"middle"|"x1"|"x2"
+
+---@alias tycho.input.PadButton "a"|"b"|"x"|"y"|"back"|"guide"|"start"|"leftstick"|"rightstick"|"leftshoulder"|"rightshoulder"|"dpup"|"dpdown"|"dpleft"|"dpright"|"misc1"|"paddle1"|"paddle2"|"paddle3"|"paddle4"|"touchpad"
+
+---@alias tycho.input.PadAxis "leftx"|"lefty"|"rightx"|"righty"|"lefttrigger"|"righttrigger"
+
+---One flag per mouse button.
+---@class tycho.input.MouseButtons
+---@field left boolean
+---@field right boolean
+---@field middle boolean
+---@field x1 boolean
+---@field x2 boolean
+
+---The mouse as this frame sees it (a new table each call).
+---@class tycho.input.Mouse
+---@field x number position in window pixels from the left
+---@field y number position in window pixels from the top
+---@field dx number motion since the last beginFrame (also under pointer lock)
+---@field dy number motion since the last beginFrame, positive downward
+---@field buttons tycho.input.MouseButtons held now
+---@field pressed tycho.input.MouseButtons went down since the last beginFrame
+---@field released tycho.input.MouseButtons went up since the last beginFrame
+---@field wheel {x: number, y: number} scrolling since the last beginFrame (y > 0: away from the user)
+---@field locked boolean whether pointer lock is on
+
+---A connected gamepad (a new table each call).
+---@class tycho.input.Gamepad
+---@field index integer 1-based, as passed to gamepad(i)
+---@field name string the controller's name ("Gamepad N" for an injected one)
+---@field axes table<tycho.input.PadAxis, number> sticks in -1..1 (y down is positive), triggers in 0..1
+---@field buttons table<tycho.input.PadButton, boolean> held now
+---@field pressed table<tycho.input.PadButton, boolean> went down since the last beginFrame
+---@field released table<tycho.input.PadButton, boolean> went up since the last beginFrame
+
+---A synthetic event for inject. By type:
+--- - `keydown` / `keyup`: `key` (required), `repeat` (keydown: an auto-repeat, no new press)
+--- - `mousemove`: `x`, `y` (absolute; dx, dy derived) and/or `dx`, `dy` (relative; the position follows)
+--- - `mousedown` / `mouseup`: `button` (default "left")
+--- - `wheel`: `x`, `y` (default 0)
+--- - `gamepad`: `index` (1-based, required) and one of `button` + `value` (boolean or number >= 0.5;
+---   default true), `axis` + `value` (number, clamped to -1..1), `connected` (+ `name`)
+--- - `focuslost`: releases every key and mouse button
+---@class tycho.input.Event
+---@field type "keydown"|"keyup"|"mousemove"|"mousedown"|"mouseup"|"wheel"|"gamepad"|"focuslost"
+---@field key? tycho.input.Key
+---@field repeat? boolean
+---@field x? number
+---@field y? number
+---@field dx? number
+---@field dy? number
+---@field button? tycho.input.MouseButton|tycho.input.PadButton
+---@field axis? tycho.input.PadAxis
+---@field value? number|boolean
+---@field index? integer
+---@field connected? boolean
+---@field name? string
+
+---Keyboard, mouse and gamepads, sampled once per frame. State (held keys, position, axes)
+---follows events at once; edges (wasPressed, wasReleased, dx/dy, wheel) last from one
+---beginFrame to the next. One input state per Lua state.
+---@class tycho.input
+tycho.input = {}
+
+---Whether the key is held now.
+---@param key tycho.input.Key
+---@return boolean
+function tycho.input.isDown(key) end
+
+---Whether the key went down since the last beginFrame (auto-repeats do not count).
+---@param key tycho.input.Key
+---@return boolean
+function tycho.input.wasPressed(key) end
+
+---Whether the key went up since the last beginFrame.
+---@param key tycho.input.Key
+---@return boolean
+function tycho.input.wasReleased(key) end
+
+---The mouse: position, motion and wheel this frame, buttons.
+---@return tycho.input.Mouse
+function tycho.input.mouse() end
+
+---Turns pointer lock (relative mouse mode: hidden cursor, motion as dx, dy) on or off.
+---Returns whether the pointer is now as asked; always false without a window.
+---@param locked boolean
+---@return boolean
+function tycho.input.setPointerLock(locked) end
+
+---Gamepad i (1-based, up to 4), or nil when none is connected there.
+---@param i integer
+---@return tycho.input.Gamepad|nil
+function tycho.input.gamepad(i) end
+
+---Applies a synthetic event as if the window had delivered it (headless runs, specs).
+---Raises `bad argument #1 to 'inject'` for an unknown type or a bad field.
+---@param event tycho.input.Event
+function tycho.input.inject(event) end
+
+---The per-frame sample point: clears the edges (wasPressed, wasReleased, mouse dx/dy,
+---pressed/released, wheel). The engine's run loop calls it once per frame; specs call it to
+---step frames.
+function tycho.input.beginFrame() end
+
+---Forgets every key, button, axis and pad (specs call it in before_each).
+function tycho.input.reset() end
