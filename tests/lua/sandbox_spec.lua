@@ -1,0 +1,373 @@
+-- tests/lua/sandbox_spec.lua: sandboxed scenes (bindings/lua_sandbox.c, scripts/tycho/sandbox.lua):
+-- the CRDT bridge into GameObjects, the escape routes, the caps, and the rejection rules.
+-- Fixture scenes are in tests/lua/fixtures/sandbox/; they write @dcl/ecs wire bytes by hand.
+
+local crdt = tycho.crdt
+local FIX = "tests/lua/fixtures/sandbox/"
+local TRANSFORM = 1
+
+local function near(a, b) return math.abs(a - b) < 1e-5 end
+
+-- A scene from source, its print lines collected in runner.lines.
+local function scene(src, opts)
+  opts = opts or {}
+  local lines = {}
+  opts.log = function(line) lines[#lines + 1] = line end
+  if opts.quiet == nil then opts.quiet = true end
+  local r, err = tycho.sandbox.load(src, opts)
+  assert.truthy(r, err)
+  r.lines = lines
+  return r
+end
+
+-- Runs `body` as the scene's onStart and returns start()'s results.
+local function attempt(body)
+  local r = scene("function onStart()\n" .. body .. "\nend")
+  local ok, err = r:start()
+  r:close()
+  return ok, err
+end
+
+-- Scene-side helpers, prepended to inline scenes.
+local PRELUDE = [[
+local api = require("~system/EngineApi")
+local function put(e, c, ts, data) return string.pack("<I4I4I4I4I4s4", 24 + #data, 1, e, c, ts, data) end
+local function tf(x, parent) return string.pack("<ffffffffffI4", x, 0, 0, 0, 0, 0, 1, 1, 1, 1, parent or 0) end
+local function send(b) return api.crdtSendToRenderer({ data = { b } }) end
+]]
+
+describe("tycho.sandbox: the CRDT bridge", function()
+  it("mirrors a CRDT-fed scene into GameObjects: positions, parents, moves and deletes", function()
+    local s = tycho.Scene.new()
+    local r = scene(FIX .. "cubes.lua", { scene = s })
+    assert.equals("cubes", r.name)
+    assert.truthy(r.root)
+    assert.equals(s, r.root.scene)
+    assert.is_true(r:start())
+    assert.same({ "state false 1" }, r.lines)
+
+    local a, b = r:gameObjectFor(512), r:gameObjectFor(513)
+    assert.truthy(a)
+    assert.truthy(b)
+    assert.equals(r.root, a.parent)
+    assert.equals(a, b.parent)
+    assert.equals(512, r:entityFor(a))
+    assert.equals(513, r:entityFor(b))
+    assert.is_true(near(a.position.x, 1) and near(a.position.y, 2) and near(a.position.z, 3))
+    assert.is_true(near(b.position.y, 1) and near(b.scale.x, 2))
+    assert.is_true(near(b.worldPosition.y, 3))
+    assert.equals(s, b.scene)
+
+    assert.is_true(r:update(1 / 60)) -- frame 1: 512 moves to x = 5
+    assert.is_true(near(a.position.x, 5))
+    assert.is_true(near(b.worldPosition.x, 5))
+
+    assert.is_true(r:update(1 / 60)) -- frame 2: 513 is deleted
+    assert.is_nil(r:gameObjectFor(513))
+    assert.is_true(b.destroyed)
+    assert.is_false(a.destroyed)
+    assert.is_true(r.state:isRemoved(513))
+    s:update(0)
+    r:close()
+    assert.is_true(a.destroyed)
+  end)
+
+  it("sends engine-side writes back in the next crdtSendToRenderer reply", function()
+    local r = scene(FIX .. "cubes.lua", { scene = tycho.Scene.new() })
+    assert.is_true(r:start())
+    local player = crdt.entity(1, 0)
+    assert.truthy(r:put(player, TRANSFORM, crdt.transform.encode({ position = { 4, 0, 0 } })))
+    assert.truthy(r:put(512, 2000, "hi"))
+    assert.is_true(r:update(0.1))
+    assert.same({ "state false 1", "got 1 1 1", "got 1 512 2000" }, r.lines)
+    assert.is_nil(r:gameObjectFor(player)) -- the engine's basic entities are not mirrored
+    -- the engine deletes a scene entity: its GameObject goes, the scene hears of it
+    local b = r:gameObjectFor(513)
+    assert.truthy(r:deleteEntity(513))
+    assert.is_true(b.destroyed)
+    assert.is_true(r:update(0.1))
+    assert.equals("got 3 513 0", r.lines[#r.lines])
+    r:close()
+  end)
+
+  it("hands the scene the engine's state through crdtGetState", function()
+    local r = scene(PRELUDE .. [[
+      function onStart()
+        local st = api.crdtGetState()
+        print(tostring(st.hasEntities) .. " " .. #st.data[1])
+      end]], { scene = tycho.Scene.new() })
+    r:put(crdt.entity(2, 0), TRANSFORM, crdt.transform.encode({}))
+    assert.is_true(r:start())
+    assert.same({ "true 68" }, r.lines)
+    r:close()
+  end)
+
+  it("serves EngineApi from coroutines and refuses re-entry from the engine", function()
+    local r
+    r = scene(PRELUDE .. [[
+      function onStart()
+        coroutine.wrap(function() api.crdtGetState(); send(put(512, 1, 1, tf(2))) end)()
+      end]], { scene = tycho.Scene.new() })
+    assert.is_true(r:start())
+    assert.truthy(r:gameObjectFor(512))
+    r:close()
+    local lines, vm = {}, nil
+    vm = tycho.sandbox.vm({ quiet = true, callbacks = {
+      getState = function() local ok, err = vm:call("onStart") return false, tostring(ok) .. " " .. err end,
+      log = function(l) lines[#lines + 1] = l end } })
+    assert.is_true(vm:load([[function onStart() print(require("~system/EngineApi").crdtGetState().data[1]) end]]))
+    assert.is_true(vm:call("onStart"))
+    assert.same({ "false the scene is already running (EngineApi callbacks cannot re-enter it)" }, lines)
+    vm:close()
+  end)
+
+  it("parents a child that arrives before its parent once the parent exists", function()
+    local r = scene(PRELUDE .. [[
+      function onStart()
+        api.crdtGetState()
+        send(put(600, 1, 1, tf(1, 601)))
+      end
+      function onUpdate() send(put(601, 1, 1, tf(10, 0))) end]], { scene = tycho.Scene.new() })
+    assert.is_true(r:start())
+    assert.equals(r.root, r:gameObjectFor(600).parent)
+    assert.is_true(r:update(0))
+    assert.equals(r:gameObjectFor(601), r:gameObjectFor(600).parent)
+    assert.is_true(near(r:gameObjectFor(600).worldPosition.x, 11))
+    r:close()
+  end)
+end)
+
+describe("tycho.sandbox: rejected input", function()
+  it("rejects entity numbers below 512 from a scene, counted, state unchanged", function()
+    local r = scene(PRELUDE .. [[
+      function onStart() api.crdtGetState() end
+      function onUpdate()
+        send(put(0, 1, 5, tf(1)))       -- root
+        send(put(2, 1, 5, tf(1)))       -- camera
+        send(put(511 | (3 << 16), 1, 5, tf(1)))
+        send(string.pack("<I4I4I4", 12, 3, 1)) -- delete the player
+      end]], { scene = tycho.Scene.new() })
+    assert.is_true(r:start())
+    local before = r.state:snapshot()
+    assert.is_true(r:update(0))
+    assert.equals(4, r.stats.rejected.reserved_entity)
+    assert.equals("reserved_entity", r.lastRejection.reason)
+    assert.equals(before, r.state:snapshot())
+    assert.equals(0, r.state:count())
+    r:close()
+  end)
+
+  it("rejects scene writes during the initial synchronization", function()
+    local r = scene(PRELUDE .. [[
+      send(put(512, 1, 1, tf(1)))             -- the main chunk: still syncing
+      function onStart()
+        send(put(513, 1, 1, tf(1)))           -- before the scene has the state
+        api.crdtGetState()
+        send(put(514, 1, 1, tf(1)))           -- after: accepted
+      end]], { scene = tycho.Scene.new() })
+    assert.equals(1, r.stats.rejected.initial_sync)
+    assert.equals(0, r.state:count())
+    -- the runtime may write meanwhile
+    assert.truthy(r:put(crdt.entity(1, 0), TRANSFORM, crdt.transform.encode({})))
+    assert.is_true(r:start())
+    assert.equals(2, r.stats.rejected.initial_sync)
+    assert.is_nil(r.state:get(512, TRANSFORM))
+    assert.is_nil(r.state:get(513, TRANSFORM))
+    assert.truthy(r.state:get(514, TRANSFORM))
+    assert.truthy(r:gameObjectFor(514))
+    r:close()
+  end)
+
+  it("ends the initial synchronization when onStart returns", function()
+    local r = scene(PRELUDE .. [[
+      function onUpdate() send(put(512, 1, 1, tf(1))) end]])
+    assert.is_true(r:start())
+    assert.is_true(r:update(0))
+    assert.equals(0, r.stats.rejected.initial_sync)
+    assert.truthy(r.state:get(512, TRANSFORM))
+    r:close()
+  end)
+
+  it("rejects puts to deleted entities, counted, state unchanged", function()
+    local r = scene(PRELUDE .. [[
+      function onStart()
+        api.crdtGetState()
+        send(put(700, 1, 1, tf(1)))
+        send(string.pack("<I4I4I4", 12, 3, 700))
+      end
+      function onUpdate()
+        send(put(700, 1, 9, tf(2)))
+        send(put(700, 5000, 1, "x"))
+        -- same batch: deleted first, then written
+        send(string.pack("<I4I4I4", 12, 3, 701) .. put(701, 1, 1, tf(3)))
+      end]], { scene = tycho.Scene.new() })
+    assert.is_true(r:start())
+    assert.is_true(r.state:isRemoved(700))
+    assert.is_nil(r:gameObjectFor(700))
+    local before = r.state:snapshot()
+    assert.is_true(r:update(0))
+    assert.equals(2, r.stats.rejected.deleted_entity)
+    assert.is_nil(r.state:get(700, TRANSFORM))
+    assert.is_nil(r.state:get(700, 5000))
+    assert.is_nil(r:gameObjectFor(701)) -- DELETE_ENTITY applies last in a batch
+    assert.is_true(r.state:isRemoved(701))
+    assert.equals(before .. string.pack("<I4I4I4", 12, 3, 701), r.state:snapshot())
+    r:close()
+  end)
+
+  it("counts malformed bytes and accepts byte arrays", function()
+    local r = scene(PRELUDE .. [[
+      function onStart()
+        api.crdtGetState()
+        api.crdtSendToRenderer({ data = { "\1\2\3" } })
+        local bytes = {}
+        for c in put(512, 2000, 1, "ok"):gmatch(".") do bytes[#bytes + 1] = c:byte() end
+        api.crdtSendToRenderer({ data = { bytes } })
+      end]])
+    assert.is_true(r:start())
+    assert.equals(1, r.stats.rejected.malformed)
+    assert.equals("ok", (r.state:get(512, 2000)))
+    r:close()
+  end)
+end)
+
+describe("tycho.sandbox: escape routes", function()
+  it("has no io, os.execute, debug or package", function()
+    local ok, err = attempt("io.open('/etc/passwd')")
+    assert.is_false(ok)
+    assert.matches("attempt to index a nil value %(global 'io'%)", err)
+    ok, err = attempt("os.execute('true')")
+    assert.is_false(ok)
+    assert.matches("field 'execute'", err)
+    ok, err = attempt("os.getenv('HOME')")
+    assert.matches("field 'getenv'", err)
+    ok, err = attempt("debug.getregistry()")
+    assert.matches("global 'debug'", err)
+    ok, err = attempt("package.loadlib('libc.so.6', 'system')")
+    assert.matches("global 'package'", err)
+    assert.is_true(attempt("assert(type(os.time()) == 'number' and type(os.clock()) == 'number')"))
+  end)
+
+  it("loads no binary chunk and no file", function()
+    local ok, err = attempt("assert(load(string.dump(function() end)))")
+    assert.is_false(ok)
+    assert.matches("attempt to load a binary chunk %(mode is 't'%)", err)
+    ok, err = attempt("assert(load(string.dump(function() end), 'x', 'b'))")
+    assert.matches("binary chunk", err)
+    ok, err = attempt("require('tycho.boot')")
+    assert.matches("module 'tycho.boot' is not available in a sandboxed scene", err)
+    ok, err = attempt("require('io')")
+    assert.matches("module 'io' is not available", err)
+    ok, err = attempt("dofile('tests/lua/fixtures/sandbox/cubes.lua')")
+    assert.matches("dofile is not available in a sandboxed scene", err)
+    ok, err = attempt("loadfile('tests/lua/fixtures/sandbox/cubes.lua')")
+    assert.matches("loadfile is not available", err)
+    -- text chunks still load, with their environment argument honoured
+    assert.is_true(attempt("assert(load('return 1 + 1')() == 2); assert(load('return x', 't', 't', {x = 3})() == 3)"))
+  end)
+
+  it("cannot reach the host's globals or string metatable", function()
+    local r = scene([[
+      getmetatable("").__index = { upper = function() return "pwned" end }
+      tycho = "pwned"
+      hostFlag = true
+      _G.print = nil
+      function onStart() assert(("a"):upper() == "pwned") end]])
+    assert.is_true(r:start())
+    assert.equals("A", ("a"):upper())
+    assert.equals("table", type(tycho))
+    assert.is_nil(rawget(_G, "hostFlag"))
+    assert.equals("function", type(print))
+    r:close()
+  end)
+
+  it("rejects arguments that would share host objects", function()
+    local r = scene("function onUpdate() end")
+    assert.has_error(function() r._vm:call("onUpdate", {}) end, "only nil, booleans, numbers and strings")
+    r:close()
+  end)
+
+  it("reports a scene's errors with file:line and keeps running", function()
+    local r = scene(FIX .. "cubes.lua")
+    assert.is_true(r:start())
+    local r2 = scene("function onUpdate() error('boom') end", { name = "bad" })
+    local ok, err = r2:update(0)
+    assert.is_false(ok)
+    assert.matches("^bad:1: boom", err)
+    assert.equals(1, r2.stats.errors)
+    assert.is_nil(r2.stopped) -- an ordinary error does not stop the scene
+    assert.is_false((r2:update(0)))
+    assert.equals(2, r2.stats.errors)
+    local nr, lerr = tycho.sandbox.load("function (")
+    assert.is_nil(nr)
+    assert.matches("scene:1:", lerr)
+    r:close()
+    r2:close()
+  end)
+end)
+
+describe("tycho.sandbox: caps", function()
+  it("stops a runaway scene at the instruction cap; the host and other scenes go on", function()
+    local other = scene(FIX .. "cubes.lua", { scene = tycho.Scene.new() })
+    assert.is_true(other:start())
+    local r = scene(FIX .. "runaway.lua", { instructionLimit = 200000 })
+    assert.is_true(r:update(0))
+    local ok, err = r:update(0)
+    assert.is_false(ok)
+    assert.matches("runaway.lua:%d+: instruction limit exceeded", err)
+    assert.equals("instruction limit exceeded", r.stopped)
+    assert.truthy(r.stats.instructions > 200000)
+    ok, err = r:update(0)
+    assert.is_false(ok)
+    assert.matches("was stopped: instruction limit exceeded", err)
+    assert.is_true(other:update(0))
+    assert.is_true(near(other:gameObjectFor(512).position.x, 5))
+    r:close()
+    other:close()
+  end)
+
+  it("stops a runaway main chunk and a runaway finalizer-free coroutine", function()
+    local r, err = tycho.sandbox.load("while true do end", { instructionLimit = 10000, quiet = true })
+    assert.is_nil(r)
+    assert.matches("instruction limit exceeded", err)
+    local ok, e2 = attempt([[
+      local co = coroutine.wrap(function() while true do end end)
+      co()]])
+    assert.is_false(ok)
+    assert.matches("instruction limit exceeded", e2)
+  end)
+
+  it("refuses __gc metamethods, which Lua runs with hooks off", function()
+    local ok, err = attempt("setmetatable({}, { __gc = function() while true do end end })")
+    assert.is_false(ok)
+    assert.matches("__gc metamethods are not available in a sandboxed scene", err)
+    -- adding __gc afterwards does not mark the table for finalization
+    local r = scene([[
+      local mt = {}
+      local t = setmetatable({}, mt)
+      mt.__gc = function() while true do end end
+      t = nil
+      function onUpdate() collectgarbage() end]], { instructionLimit = 100000 })
+    assert.is_true(r:update(0))
+    r:close()
+    assert.is_true(attempt("assert(getmetatable(setmetatable({}, { __index = {} })))"))
+  end)
+
+  it("stops a memory bomb at the memory cap", function()
+    for _, mode in ipairs({ "string", "table" }) do
+      local r = scene(FIX .. "membomb.lua", { memoryLimit = 4 << 20, instructionLimit = 100000000 })
+      assert.is_true(r._vm:load("mode = '" .. mode .. "'", "=set"))
+      local ok, err = r:update(0)
+      assert.is_false(ok)
+      assert.matches("not enough memory", err)
+      assert.equals("memory limit exceeded", r.stopped)
+      local st = r.stats
+      assert.truthy(st.refusedAllocations >= 1)
+      assert.truthy(st.peakMemory <= 4 << 20)
+      assert.truthy(st.memory < 4 << 20)
+      assert.is_false((r:update(0)))
+      r:close()
+    end
+    assert.equals(4, #string.rep("x", 4)) -- the host allocates as before
+  end)
+end)
