@@ -58,5 +58,6 @@ void ty_open_host(lua_State *L);
 void ty_open_crdt(lua_State *L); /* lua_crdt.c: tycho.crdt */
 void ty_open_input(lua_State *L); /* lua_input.c: tycho.input */
 void ty_open_sandbox(lua_State *L); /* lua_sandbox.c: tycho.sandbox */
+void ty_open_json(lua_State *L);  /* lua_json.c: tycho.json */
 
 #endif

@@ -206,6 +206,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_crdt(L);
   ty_open_input(L);
   ty_open_sandbox(L);
+  ty_open_json(L);
   lua_pushstring(L, root);
   lua_setfield(L, -2, "home");
   lua_pushvalue(L, -1);

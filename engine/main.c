@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "lua_host.h"
+#include "serve.h"
 
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) {
@@ -17,10 +18,12 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tycho run PATH [--headless] [--frames N] [--no-watch]\n"
           "       tycho test [PATH...]\n"
+          "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] (tycho serve --help)\n"
           "       tycho version\n"
           "\n"
           "  run    runs a game: PATH is a folder holding main.lua, or a .lua file\n"
-          "  test   runs every *_spec.lua and *_test.lua under each PATH (default tests/)\n");
+          "  test   runs every *_spec.lua and *_test.lua under each PATH (default tests/)\n"
+          "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules)\n");
 }
 
 static void sleep_until(double t) {
@@ -176,6 +179,7 @@ int main(int argc, char **argv) {
   const char *cmd = argv[1];
   if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
   if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
+  if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
   if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
     printf("tycho 0.1.0 (%s)\n", LUA_RELEASE);
     return 0;

@@ -3,7 +3,7 @@
 -- Fixture scenes are in tests/lua/fixtures/sandbox/; they write @dcl/ecs wire bytes by hand.
 
 local crdt = tycho.crdt
-local FIX = "tests/lua/fixtures/sandbox/"
+local FIX = require("tycho.testing").here() .. "/fixtures/sandbox/"
 local TRANSFORM = 1
 
 local function near(a, b) return math.abs(a - b) < 1e-5 end

@@ -1,0 +1,84 @@
+---@meta tycho.server
+-- scripts/meta/server.lua: LuaLS annotations for what `tycho serve` gives a server module
+-- (server/host.c), tycho.json (bindings/lua_json.c) and require("tycho.server.room")
+-- (annotated in scripts/tycho/server/room.lua). Never loaded at run time; scripts/docs/server.md
+-- describes the host with examples.
+
+---One WebSocket connection. Any other field a module sets on it is kept for its life.
+---@class tycho.Session
+---@field id integer unique in this process, never reused
+---@field open boolean false once the connection is gone
+local Session = {}
+
+---Queues `value` as one JSON text frame. Raises for what JSON cannot hold (functions,
+---userdata, cycles, NaN, non-UTF-8 strings). Returns false when the connection is closing or
+---gone, or when this frame pushed the queue past `--max-queue` (the client is then dropped
+---with close code 1008).
+---@param value any
+---@return boolean queued
+function Session:send(value) end
+
+---Queues `bytes` as one binary frame. Same return as `send`.
+---@param bytes string
+---@return boolean queued
+function Session:sendBinary(bytes) end
+
+---Closes the connection once what is queued has been written.
+---@param code? integer 1000 (default) or 3000..4999
+---@param reason? string at most 123 bytes are sent
+function Session:close(code, reason) end
+
+---@class tycho.Timer
+local Timer = {}
+---Stops the timer; it does not fire again.
+function Timer:cancel() end
+
+---What a module's onStart gets: one per module.
+---@class tycho.Host
+---@field name string the module's name (its file name without .lua)
+---@field storage nil world storage: not wired into the host yet, always nil
+local Host = {}
+
+---Calls `fn()` every `seconds` (at least 0.001; the host checks timers every 10 ms) until the
+---timer is cancelled or the module is stopped.
+---@param seconds number
+---@param fn fun()
+---@return tycho.Timer
+function Host:every(seconds, fn) end
+
+---Writes one line, the arguments through tostring joined by tabs, to the host's stderr,
+---tagged with the module's name.
+---@param ... any
+function Host:log(...) end
+
+---What onConnect may return; both fields optional.
+---@class tycho.SessionHandler
+---@field onMessage? fun(msg: any) a text frame decoded from JSON (any JSON value), or a binary frame as a string
+---@field onClose? fun() the connection is gone (also at shutdown)
+
+---What a file in the modules folder returns.
+---@class tycho.ServerModule
+---@field onStart? fun(host: tycho.Host) once, after every module is loaded and the port is open
+---@field onConnect? fun(session: tycho.Session): tycho.SessionHandler? a client connected to /NAME
+---@field onStop? fun() on SIGINT/SIGTERM, before the clients are closed with 1001
+
+---@class tycho.json
+---@field null lightuserdata JSON null: what decode gives for null, and encodes as null
+tycho.json = {}
+
+---Compact JSON text. A table whose keys are exactly 1..n (n > 0) is an array; any other is an
+---object (number keys become strings; the empty table is `{}`). Integral floats are written as
+---integers. Raises for functions, userdata, cycles, NaN/inf and strings that are not UTF-8.
+---@param value any
+---@return string
+function tycho.json.encode(value) end
+
+---Parses any JSON value. Integers become Lua integers, null becomes `tycho.json.null`.
+---Returns `nil, message, code` on failure, code one of `"bad_json"`, `"too_deep"`
+---(nesting past maxDepth, default 64), `"too_large"` (more than maxItems values, default 10000).
+---@param text string
+---@param opts? {maxDepth?: integer, maxItems?: integer}
+---@return any value
+---@return string? message
+---@return "bad_json"|"too_deep"|"too_large"|nil code
+function tycho.json.decode(text, opts) end

@@ -1,0 +1,648 @@
+/* server/host.c: the game host. Each server/modules/NAME.lua runs in its own lua_State
+ * (ty_host_create), serves WebSocket path /NAME, and is fenced in: a memory cap through
+ * its own lua_Alloc, an instruction budget per callback through a count hook, and every
+ * call protected with a traceback. A module that passes a cap is stopped (its sessions
+ * closed with 1011); the host and the other modules keep serving. */
+#include "serve.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lua_host.h"
+#include "lua_json.h"
+#include "net.h"
+
+#define HOOK_STEP 10000 /* instructions between two budget checks */
+
+typedef struct host host;
+
+typedef struct module {
+  host *h;
+  char name[64];
+  lua_State *L;
+  int table_ref; /* what the module returned */
+  int host_ref;  /* the host object given to onStart */
+  bool dead;     /* failed to load or passed a cap: gets no more calls */
+  long long mem, mem_cap;
+  bool mem_refused;
+  long long steps, step_cap;
+  bool budget_hit;
+} module;
+
+typedef struct session {
+  host *h;
+  module *m;
+  ty_client *c;
+  uint64_t id;
+  int handler_ref; /* onConnect's result, or LUA_NOREF */
+  int box_ref;     /* the Lua session object */
+  struct session *prev, *next;
+} session;
+
+typedef struct session_box {
+  session *s; /* NULL once the connection is gone */
+  lua_Integer id;
+} session_box;
+
+typedef struct timer {
+  module *m;
+  uint64_t id;
+  int fn_ref;
+  double interval, next;
+  bool cancelled;
+} timer;
+
+typedef struct timer_box {
+  host *h;
+  uint64_t id;
+} timer_box;
+
+struct host {
+  ty_net *net;
+  module *modules;
+  uint32_t nmodules;
+  session *sessions;
+  timer **timers;
+  uint32_t ntimers, timers_cap;
+  uint64_t next_timer;
+  ty_json_limits limits;
+  bool stopping;
+};
+
+#define SESSION_MT "tycho.Session"
+#define TIMER_MT "tycho.Timer"
+#define HOST_MT "tycho.Host"
+
+static volatile sig_atomic_t stop_signal;
+static void on_signal(int sig) { stop_signal = sig; }
+
+/* ---- fences ---- */
+
+static void *module_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  module *m = ud;
+  long long old = ptr ? (long long)osize : 0;
+  if (nsize == 0) {
+    free(ptr);
+    m->mem -= old;
+    return NULL;
+  }
+  if ((long long)nsize > old && m->mem - old + (long long)nsize > m->mem_cap) {
+    m->mem_refused = true;
+    return NULL;
+  }
+  void *p = realloc(ptr, nsize);
+  if (p) m->mem += (long long)nsize - old;
+  return p;
+}
+
+static module *module_of(lua_State *L) {
+  void *ud;
+  lua_getallocf(L, &ud);
+  return ud;
+}
+
+static void budget_hook(lua_State *L, lua_Debug *ar) {
+  (void)ar;
+  module *m = module_of(L);
+  m->steps += HOOK_STEP;
+  if (m->steps > m->step_cap) {
+    m->budget_hit = true;
+    luaL_error(L, "module '%s' ran past its budget of %lld instructions in one call", m->name, m->step_cap);
+  }
+}
+
+static void module_kill(module *m, const char *why);
+
+/* Calls the function below nargs arguments in m's state, fenced. False on any error. */
+static bool module_call(module *m, int nargs, int nresults, const char *what) {
+  char label[160];
+  snprintf(label, sizeof label, "module %s: %s", m->name, what);
+  m->steps = 0;
+  lua_sethook(m->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
+  bool ok = ty_host_call(m->L, nargs, nresults, label);
+  lua_sethook(m->L, NULL, 0, 0);
+  if (m->budget_hit) module_kill(m, "instruction budget");
+  else if (m->mem_refused) module_kill(m, "memory cap");
+  return ok && !m->dead;
+}
+
+/* ---- sessions ---- */
+
+static session *check_session(lua_State *L) {
+  session_box *b = luaL_checkudata(L, 1, SESSION_MT);
+  return b->s;
+}
+
+/* session:send(value) -> true, or false when the connection is closing or gone */
+static int s_send(lua_State *L) {
+  session *s = check_session(L);
+  luaL_checkany(L, 2);
+  ty_json_push_encoded(L, 2);
+  size_t len;
+  const char *text = lua_tolstring(L, -1, &len);
+  lua_pushboolean(L, s && ty_client_send(s->c, text, len, false));
+  return 1;
+}
+
+static int s_send_binary(lua_State *L) {
+  session *s = check_session(L);
+  size_t len;
+  const char *data = luaL_checklstring(L, 2, &len);
+  lua_pushboolean(L, s && ty_client_send(s->c, data, len, true));
+  return 1;
+}
+
+/* session:close([code [, reason]]) */
+static int s_close(lua_State *L) {
+  session *s = check_session(L);
+  lua_Integer code = luaL_optinteger(L, 2, 1000);
+  const char *reason = luaL_optstring(L, 3, "");
+  luaL_argcheck(L, code == 1000 || (code >= 3000 && code <= 4999), 2, "close code must be 1000 or 3000..4999");
+  if (s) ty_client_close(s->c, (int)code, reason);
+  return 0;
+}
+
+static int s_index(lua_State *L) {
+  session_box *b = luaL_checkudata(L, 1, SESSION_MT);
+  const char *k = lua_tostring(L, 2);
+  if (k && strcmp(k, "id") == 0) {
+    lua_pushinteger(L, b->id);
+    return 1;
+  }
+  if (k && strcmp(k, "open") == 0) {
+    lua_pushboolean(L, b->s != NULL);
+    return 1;
+  }
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "methods");
+  lua_pushvalue(L, 2);
+  if (lua_rawget(L, -2) != LUA_TNIL) return 1;
+  lua_getiuservalue(L, 1, 1); /* fields the module stored on the session */
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+static int s_newindex(lua_State *L) {
+  luaL_checkudata(L, 1, SESSION_MT);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 3);
+  lua_rawset(L, -3);
+  return 0;
+}
+
+static int s_tostring(lua_State *L) {
+  session_box *b = luaL_checkudata(L, 1, SESSION_MT);
+  lua_pushfstring(L, "Session(%I%s)", b->id, b->s ? "" : ", closed");
+  return 1;
+}
+
+static session *session_find_handler(session *s, const char *name) {
+  if (s->handler_ref == LUA_NOREF) return NULL;
+  lua_State *L = s->m->L;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->handler_ref);
+  lua_getfield(L, -1, name);
+  lua_remove(L, -2);
+  if (lua_isfunction(L, -1)) return s;
+  lua_pop(L, 1);
+  return NULL;
+}
+
+static void send_error(ty_client *c, const char *code, const char *message) {
+  json_t *j = json_pack("{s:s, s:s, s:s}", "t", "error", "code", code, "message", message);
+  char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+  if (text) ty_client_send(c, text, strlen(text), false);
+  free(text);
+  json_decref(j);
+}
+
+/* ---- the host object ---- */
+
+static module *check_host(lua_State *L) {
+  luaL_checkudata(L, 1, HOST_MT);
+  return module_of(L);
+}
+
+static timer *timer_find(host *h, uint64_t id) {
+  for (uint32_t i = 0; i < h->ntimers; i++)
+    if (h->timers[i]->id == id) return h->timers[i];
+  return NULL;
+}
+
+/* host:every(seconds, fn) -> timer */
+static int h_every(lua_State *L) {
+  module *m = check_host(L);
+  double secs = luaL_checknumber(L, 2);
+  luaL_argcheck(L, secs >= 0.001, 2, "interval must be at least 0.001 seconds");
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  host *h = m->h;
+  timer *t = TY_MALLOC(sizeof *t);
+  TY_ASSERT(t);
+  lua_pushvalue(L, 3);
+  *t = (timer){.m = m, .id = ++h->next_timer, .fn_ref = luaL_ref(L, LUA_REGISTRYINDEX),
+               .interval = secs, .next = ty_now() + secs};
+  TY_GROW(h->timers, h->timers_cap, h->ntimers + 1);
+  h->timers[h->ntimers++] = t;
+  timer_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->h = h;
+  b->id = t->id;
+  luaL_setmetatable(L, TIMER_MT);
+  return 1;
+}
+
+static int t_cancel(lua_State *L) {
+  timer_box *b = luaL_checkudata(L, 1, TIMER_MT);
+  timer *t = timer_find(b->h, b->id);
+  if (t) t->cancelled = true;
+  return 0;
+}
+
+/* host:log(...): one line on stderr, tagged with the module */
+static int h_log(lua_State *L) {
+  module *m = check_host(L);
+  int n = lua_gettop(L); /* before luaL_buffinit, which may use a stack slot */
+  luaL_Buffer buf;
+  luaL_buffinit(L, &buf);
+  for (int i = 2; i <= n; i++) {
+    if (i > 2) luaL_addchar(&buf, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&buf);
+  }
+  luaL_pushresult(&buf);
+  fprintf(stderr, "tycho serve [%s] %s\n", m->name, lua_tostring(L, -1));
+  return 0;
+}
+
+static int h_index(lua_State *L) {
+  const char *k = lua_tostring(L, 2);
+  if (k && strcmp(k, "storage") == 0) return 0; /* no storage yet: nil */
+  if (k && strcmp(k, "name") == 0) {
+    lua_pushstring(L, module_of(L)->name);
+    return 1;
+  }
+  lua_getmetatable(L, 1);
+  lua_getfield(L, -1, "methods");
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  return 1;
+}
+
+static void open_types(lua_State *L) {
+  static const luaL_Reg session_methods[] = {
+      {"send", s_send}, {"sendBinary", s_send_binary}, {"close", s_close}, {NULL, NULL}};
+  luaL_newmetatable(L, SESSION_MT);
+  luaL_newlib(L, session_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pushcfunction(L, s_index);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, s_newindex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, s_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+
+  static const luaL_Reg timer_methods[] = {{"cancel", t_cancel}, {NULL, NULL}};
+  luaL_newmetatable(L, TIMER_MT);
+  luaL_newlib(L, timer_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+
+  static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {NULL, NULL}};
+  luaL_newmetatable(L, HOST_MT);
+  luaL_newlib(L, host_methods);
+  lua_setfield(L, -2, "methods");
+  lua_pushcfunction(L, h_index);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
+/* ---- modules ---- */
+
+static void module_kill(module *m, const char *why) {
+  if (m->dead) return;
+  m->dead = true;
+  ty_log("server_module_stopped", "module %s passed its %s: stopped; its sessions are closed with 1011", m->name, why);
+  for (session *s = m->h->sessions; s; s = s->next)
+    if (s->m == m) ty_client_close(s->c, 1011, "module stopped");
+  for (uint32_t i = 0; i < m->h->ntimers; i++)
+    if (m->h->timers[i]->m == m) m->h->timers[i]->cancelled = true;
+}
+
+static bool module_load(host *h, module *m, const char *dir, const char *file, long long mem_cap, long long step_cap) {
+  m->h = h;
+  m->table_ref = m->host_ref = LUA_NOREF;
+  m->mem_cap = mem_cap;
+  m->step_cap = step_cap;
+  m->L = ty_host_create(dir);
+  if (!m->L) return false;
+  lua_State *L = m->L;
+  m->mem = (long long)lua_gc(L, LUA_GCCOUNT) * 1024 + lua_gc(L, LUA_GCCOUNTB);
+  if (m->mem_cap < m->mem * 2) m->mem_cap = m->mem * 2; /* room to run at all */
+  lua_setallocf(L, module_alloc, m);
+  open_types(L);
+  char path[4400];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  if (luaL_loadfile(L, path) != LUA_OK) {
+    fprintf(stderr, "tycho: module %s: %s\n", m->name, lua_tostring(L, -1));
+    lua_pop(L, 1);
+    m->dead = true;
+    return true;
+  }
+  if (!module_call(m, 0, 1, "loading")) {
+    m->dead = true;
+    return true;
+  }
+  if (!lua_istable(L, -1)) {
+    fprintf(stderr, "tycho: module %s: %s returned %s, not a table\n", m->name, path, luaL_typename(L, -1));
+    lua_pop(L, 1);
+    m->dead = true;
+    return true;
+  }
+  m->table_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newuserdatauv(L, 0, 0);
+  luaL_setmetatable(L, HOST_MT);
+  m->host_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return true;
+}
+
+static bool module_push_hook(module *m, const char *name) {
+  if (m->dead || m->table_ref == LUA_NOREF) return false;
+  lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->table_ref);
+  lua_getfield(m->L, -1, name);
+  lua_remove(m->L, -2);
+  if (lua_isfunction(m->L, -1)) return true;
+  lua_pop(m->L, 1);
+  return false;
+}
+
+static module *module_route(host *h, const char *path) {
+  const char *seg = path;
+  while (*seg == '/') seg++;
+  size_t n = strcspn(seg, "/?#");
+  char name[64];
+  if (n == 0) snprintf(name, sizeof name, "default");
+  else if (n >= sizeof name) return NULL;
+  else snprintf(name, sizeof name, "%.*s", (int)n, seg);
+  for (uint32_t i = 0; i < h->nmodules; i++)
+    if (strcmp(h->modules[i].name, name) == 0) return &h->modules[i];
+  return NULL;
+}
+
+/* ---- net events ---- */
+
+static void on_open(void *user, ty_client *c, const char *path) {
+  host *h = user;
+  module *m = module_route(h, path);
+  if (!m) {
+    char reason[120];
+    snprintf(reason, sizeof reason, "no module serves %.90s", path);
+    ty_client_close(c, 1008, reason);
+    return;
+  }
+  if (m->dead) {
+    ty_client_close(c, 1011, "module stopped");
+    return;
+  }
+  session *s = TY_MALLOC(sizeof *s);
+  TY_ASSERT(s);
+  *s = (session){.h = h, .m = m, .c = c, .id = ty_client_id(c), .handler_ref = LUA_NOREF, .box_ref = LUA_NOREF};
+  s->next = h->sessions;
+  if (h->sessions) h->sessions->prev = s;
+  h->sessions = s;
+  ty_client_set_user(c, s);
+
+  lua_State *L = m->L;
+  session_box *b = lua_newuserdatauv(L, sizeof *b, 1);
+  b->s = s;
+  b->id = (lua_Integer)s->id;
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, 1);
+  luaL_setmetatable(L, SESSION_MT);
+  s->box_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (!module_push_hook(m, "onConnect")) return;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
+  if (!module_call(m, 1, 1, "onConnect")) {
+    if (!m->dead) ty_client_close(c, 1011, "onConnect failed");
+    return;
+  }
+  if (lua_istable(L, -1)) s->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  else lua_pop(L, 1);
+}
+
+static void on_message(void *user, ty_client *c, const char *data, size_t len, bool binary) {
+  host *h = user;
+  session *s = ty_client_user(c);
+  if (!s || s->m->dead) return;
+  lua_State *L = s->m->L;
+  if (binary) {
+    if (!session_find_handler(s, "onMessage")) return;
+    lua_pushlstring(L, data, len);
+  } else {
+    char err[256];
+    ty_json_status st = ty_json_push_decoded(L, data, len, &h->limits, err, sizeof err);
+    if (st != TY_JSON_OK) {
+      send_error(c, ty_json_status_code(st), err);
+      return;
+    }
+    if (!session_find_handler(s, "onMessage")) {
+      lua_pop(L, 1);
+      return;
+    }
+    lua_insert(L, -2);
+  }
+  module_call(s->m, 1, 0, "onMessage");
+}
+
+static void on_close(void *user, ty_client *c) {
+  host *h = user;
+  session *s = ty_client_user(c);
+  if (!s) return;
+  lua_State *L = s->m->L;
+  if (!s->m->dead && session_find_handler(s, "onClose")) module_call(s->m, 0, 0, "onClose");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
+  session_box *b = lua_touserdata(L, -1);
+  if (b) b->s = NULL;
+  lua_pop(L, 1);
+  luaL_unref(L, LUA_REGISTRYINDEX, s->box_ref);
+  luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+  if (s->prev) s->prev->next = s->next;
+  else h->sessions = s->next;
+  if (s->next) s->next->prev = s->prev;
+  TY_FREE(s);
+}
+
+static void host_stop(host *h) {
+  h->stopping = true;
+  for (uint32_t i = 0; i < h->nmodules; i++) {
+    module *m = &h->modules[i];
+    if (module_push_hook(m, "onStop")) module_call(m, 0, 0, "onStop");
+  }
+  ty_net_stop(h->net);
+}
+
+static void on_tick(void *user) {
+  host *h = user;
+  if (stop_signal && !h->stopping) {
+    fprintf(stderr, "tycho serve: %s: shutting down\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
+    host_stop(h);
+  }
+  double now = ty_now();
+  /* Timers added by a timer run from the next tick on: walk only those there now. */
+  uint32_t n = h->ntimers;
+  for (uint32_t i = 0; i < n; i++) {
+    timer *t = h->timers[i];
+    if (t->cancelled || h->stopping || t->next > now) continue;
+    t->next = now + t->interval;
+    lua_rawgeti(t->m->L, LUA_REGISTRYINDEX, t->fn_ref);
+    module_call(t->m, 0, 0, "timer");
+  }
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < h->ntimers; i++) {
+    timer *t = h->timers[i];
+    if (t->cancelled) {
+      luaL_unref(t->m->L, LUA_REGISTRYINDEX, t->fn_ref);
+      TY_FREE(t);
+    } else {
+      h->timers[kept++] = t;
+    }
+  }
+  h->ntimers = kept;
+}
+
+/* ---- the command ---- */
+
+static void serve_usage(FILE *f) {
+  fprintf(f,
+          "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data DIR]\n"
+          "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
+          "                   [--max-instructions N] [--ping SECS] [--no-watch]\n");
+}
+
+static bool parse_size(const char *s, long long *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || v < 0) return false;
+  if (*end == 'k' || *end == 'K') v *= 1024, end++;
+  else if (*end == 'm' || *end == 'M') v *= 1024 * 1024, end++;
+  if (*end) return false;
+  *out = v;
+  return true;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
+
+int cmd_serve(int argc, char **argv) {
+  const char *dir = "server/modules", *iface = "127.0.0.1";
+  long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
+            max_steps = 100 * 1000 * 1000, ping = 20;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    long long *num = NULL;
+    if (strcmp(a, "--no-watch") == 0) continue; /* no hot reload in the host yet */
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      serve_usage(stdout);
+      return 0;
+    }
+    if (strcmp(a, "--port") == 0) num = &port;
+    else if (strcmp(a, "--max-frame") == 0) num = &max_frame;
+    else if (strcmp(a, "--max-queue") == 0) num = &max_queue;
+    else if (strcmp(a, "--max-memory") == 0) num = &max_mem;
+    else if (strcmp(a, "--max-instructions") == 0) num = &max_steps;
+    else if (strcmp(a, "--ping") == 0) num = &ping;
+    else if ((strcmp(a, "--modules") == 0 || strcmp(a, "--host") == 0 || strcmp(a, "--data") == 0) && v) {
+      if (a[2] == 'm') dir = v;
+      else if (a[2] == 'h') iface = v;
+      i++;
+      continue;
+    } else {
+      fprintf(stderr, "tycho serve: unknown option '%s'\n", a);
+      serve_usage(stderr);
+      return 2;
+    }
+    if (!v || !parse_size(v, num)) {
+      fprintf(stderr, "tycho serve: %s needs a non-negative number\n", a);
+      return 2;
+    }
+    i++;
+  }
+  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000) {
+    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000\n");
+    return 2;
+  }
+
+  host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}};
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "tycho serve: modules folder %s: %s\n", dir, strerror(errno));
+    return 1;
+  }
+  struct dirent *e;
+  uint32_t cap = 0;
+  char *names[256];
+  uint32_t nnames = 0;
+  while ((e = readdir(d)) && nnames < 256) {
+    size_t len = strlen(e->d_name);
+    if (e->d_name[0] == '.' || len < 5 || len - 4 >= 64 || strcmp(e->d_name + len - 4, ".lua") != 0) continue;
+    names[nnames++] = strdup(e->d_name);
+  }
+  closedir(d);
+  h.modules = NULL;
+  TY_GROW(h.modules, cap, nnames ? nnames : 1);
+  memset(h.modules, 0, sizeof *h.modules * (nnames ? nnames : 1));
+  for (uint32_t i = 0; i < nnames; i++) snprintf(h.modules[i].name, sizeof h.modules[i].name, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+  h.nmodules = nnames;
+  qsort(h.modules, h.nmodules, sizeof *h.modules, cmp_name);
+  for (uint32_t i = 0; i < nnames; i++) free(names[i]);
+
+  int code = 0;
+  for (uint32_t i = 0; i < h.nmodules; i++) {
+    char file[80];
+    snprintf(file, sizeof file, "%s.lua", h.modules[i].name);
+    if (!module_load(&h, &h.modules[i], dir, file, max_mem, max_steps)) {
+      code = 1;
+      goto done;
+    }
+  }
+
+  ty_net_config cfg = {.iface = iface, .port = (int)port, .max_frame = (size_t)max_frame,
+                       .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2};
+  ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick};
+  h.net = ty_net_create(&cfg, &ev, &h);
+  if (!h.net) {
+    code = 1;
+    goto done;
+  }
+  for (uint32_t i = 0; i < h.nmodules; i++) {
+    module *m = &h.modules[i];
+    if (!module_push_hook(m, "onStart")) continue;
+    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->host_ref);
+    module_call(m, 1, 0, "onStart");
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  fprintf(stderr, "tycho serve: listening on %s:%d (", iface, ty_net_port(h.net));
+  for (uint32_t i = 0; i < h.nmodules; i++)
+    fprintf(stderr, "%s/%s%s", i ? ", " : "", h.modules[i].name, h.modules[i].dead ? " [failed]" : "");
+  fprintf(stderr, ")\n");
+  ty_net_run(h.net);
+  ty_net_destroy(h.net); /* closes what is left; on_close runs for each */
+  fprintf(stderr, "tycho serve: stopped\n");
+done:
+  for (uint32_t i = 0; i < h.ntimers; i++) TY_FREE(h.timers[i]);
+  TY_FREE(h.timers);
+  for (uint32_t i = 0; i < h.nmodules; i++)
+    if (h.modules[i].L) lua_close(h.modules[i].L);
+  TY_FREE(h.modules);
+  return code;
+}

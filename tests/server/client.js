@@ -1,0 +1,93 @@
+// tests/server/client.js: the outside WebSocket client tests/server/spec drives. It runs
+// the steps given as one JSON array argument against ws://127.0.0.1:PORT and prints one
+// JSON line per observation; it never judges, the Lua spec does.
+//   node client.js PORT '[{"open":"a","path":"/echo"}, {"send":"a","json":{...}}, {"recv":"a"}]'
+// Steps (NAME names a connection):
+//   {"open":NAME, "path":"/x"}        connect; prints {"open":NAME} or {"error":...}
+//   {"send":NAME, "json":VALUE}       send JSON.stringify(VALUE) as a text frame
+//   {"send":NAME, "text":"..."}       send raw text
+//   {"send":NAME, "bytes":N}          send N bytes (binary frame, all 0x61)
+//   {"send":NAME, "textBytes":N}      send N bytes of "a" as one text frame
+//   {"recv":NAME}                     print the next message: {"recv":NAME,"json":..} or {"recv":NAME,"binary":hex}
+//   {"closed":NAME}                   wait for the close: {"closed":NAME,"code":N,"reason":".."}
+//   {"close":NAME}                    close from the client side (1000)
+//   {"pause":NAME} / {"resume":NAME}  stop / restart reading the socket
+//   {"sleep":MS}
+//   {"wait":true}                     retry connecting to / until it opens (the server is starting)
+// Every wait gives up after 5 s and prints {"timeout":STEP}.
+'use strict';
+const WebSocket = require('ws');
+
+const port = process.argv[2];
+const steps = JSON.parse(process.argv[3] || '[]');
+const conns = {};
+const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function within(promise, what) {
+  let timer;
+  return Promise.race([
+    promise,
+    new Promise((resolve) => { timer = setTimeout(() => resolve({ timeout: what }), 5000); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+function connect(name, path) {
+  return new Promise((resolve) => {
+    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { maxPayload: 64 * 1024 * 1024 });
+    const c = { ws, queue: [], waiters: [], closed: null, closeWaiters: [] };
+    ws.on('message', (data, isBinary) => {
+      const m = isBinary ? { recv: name, binary: Buffer.from(data).toString('hex') } : { recv: name, json: JSON.parse(data.toString()) };
+      if (c.waiters.length) c.waiters.shift()(m); else c.queue.push(m);
+    });
+    ws.on('close', (code, reason) => {
+      c.closed = { closed: name, code, reason: reason.toString() };
+      c.closeWaiters.forEach((w) => w(c.closed));
+      c.waiters.forEach((w) => w({ recv: name, closed: c.closed }));
+      c.waiters = [];
+    });
+    ws.on('error', (err) => { if (!c.opened) resolve({ error: String(err.message || err), name }); });
+    ws.on('open', () => { c.opened = true; conns[name] = c; resolve({ open: name }); });
+  });
+}
+
+async function main() {
+  for (const [i, s] of steps.entries()) {
+    if (s.wait) {
+      const deadline = Date.now() + 10000;
+      for (;;) {
+        const r = await connect('_wait', '/');
+        if (r.open) { conns._wait.ws.terminate(); out({ ready: true }); break; }
+        if (Date.now() > deadline) { out({ timeout: i }); break; }
+        await sleep(50);
+      }
+    } else if (s.open) {
+      out(await within(connect(s.open, s.path || '/'), i));
+    } else if (s.send) {
+      const c = conns[s.send];
+      if (s.json !== undefined) c.ws.send(JSON.stringify(s.json));
+      else if (s.text !== undefined) c.ws.send(s.text);
+      else if (s.bytes !== undefined) c.ws.send(Buffer.alloc(s.bytes, 0x61), { binary: true });
+      else if (s.textBytes !== undefined) c.ws.send('a'.repeat(s.textBytes));
+    } else if (s.recv) {
+      const c = conns[s.recv];
+      if (c.queue.length) out(c.queue.shift());
+      else if (c.closed) out({ recv: s.recv, closed: c.closed });
+      else out(await within(new Promise((r) => c.waiters.push(r)), i));
+    } else if (s.closed) {
+      const c = conns[s.closed];
+      out(c.closed || (await within(new Promise((r) => c.closeWaiters.push(r)), i)));
+    } else if (s.close) {
+      conns[s.close].ws.close(1000);
+    } else if (s.pause) {
+      conns[s.pause].ws.pause();
+    } else if (s.resume) {
+      conns[s.resume].ws.resume();
+    } else if (s.sleep) {
+      await sleep(s.sleep);
+    }
+  }
+  for (const c of Object.values(conns)) c.ws.terminate();
+}
+
+main().then(() => process.exit(0), (err) => { out({ error: String(err && err.stack || err) }); process.exit(1); });

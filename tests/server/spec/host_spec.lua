@@ -1,0 +1,295 @@
+-- tests/server/spec/host_spec.lua: `tycho serve` end to end. Each test starts the host as a
+-- child process on a free loopback port over tests/server/fixtures, drives it with node's
+-- `ws` client (tests/server/client.js, the version pinned in tests/server/package.json),
+-- stops it with SIGTERM and checks that it exited 0.
+--
+-- Needs node and `npm ci --prefix tests/server` (.ci/deps does both); without them every
+-- test here fails with a message saying so.
+
+local testing = require("tycho.testing")
+local json = tycho.json
+
+local HERE = testing.here() .. "/.."
+local FIXTURES = HERE .. "/fixtures"
+
+local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local function run(command)
+  local pipe = assert(io.popen(command .. " 2>&1; echo \"exit:$?\""))
+  local output = pipe:read("a")
+  pipe:close()
+  return tonumber(output:match("exit:(%d+)%s*$")), (output:gsub("exit:%d+%s*$", ""))
+end
+
+local function readFile(path)
+  local f = io.open(path)
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local checked
+local function requireClient()
+  if checked then return end
+  if run("command -v node") ~= 0 then
+    error("server: `node` is not on PATH. Install nodejs and npm (sh .ci/deps does), then run "
+      .. "`npm ci --prefix tests/server`.", 0)
+  end
+  if not readFile(HERE .. "/node_modules/ws/package.json") then
+    error("server: ws is not installed in tests/server/node_modules. Run `npm ci --prefix tests/server` "
+      .. "(sh .ci/deps does).", 0)
+  end
+  checked = true
+end
+
+local function clientCommand(port, steps)
+  return ("cd %s && node client.js %d %s"):format(shq(HERE), port, shq(json.encode(steps)))
+end
+
+local function parseLines(out)
+  local events = {}
+  for line in out:gmatch("[^\n]+") do
+    local v = json.decode(line)
+    if v == nil then error("client printed something that is not JSON: " .. line, 0) end
+    events[#events + 1] = v
+  end
+  return events
+end
+
+-- Runs the steps; returns the client's observations (one table per printed line).
+local function client(port, steps)
+  local code, out = run(clientCommand(port, steps))
+  if code ~= 0 then error("node client.js failed (exit " .. tostring(code) .. "):\n" .. out, 0) end
+  return parseLines(out)
+end
+
+local function freePort()
+  local code, out = run("node -e \"const s=require('net').createServer();"
+    .. "s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})\"")
+  assert(code == 0, out)
+  return assert(tonumber(out:match("%d+")))
+end
+
+local function sleep(s) os.execute("sleep " .. s) end
+
+---Starts `tycho serve` over the fixtures with extra options; returns a server handle.
+local function startServer(...)
+  requireClient()
+  local base = os.tmpname()
+  local server = {
+    port = freePort(), log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
+    marker = base .. ".marker", base = base,
+  }
+  local args = { "--host", "127.0.0.1", "--port", tostring(server.port), "--modules", FIXTURES, ... }
+  for i, a in ipairs(args) do args[i] = shq(a) end
+  os.execute(("( TYCHO_TEST_MARKER=%s %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
+    :format(shq(server.marker), shq(tycho.executable), table.concat(args, " "), shq(server.log),
+      shq(server.pidFile), shq(server.exitFile)))
+  local ready = client(server.port, { { wait = true } })
+  if not (ready[1] and ready[1].ready) then
+    error("tycho serve did not start:\n" .. (readFile(server.log) or ""), 0)
+  end
+  server.pid = assert(tonumber(readFile(server.pidFile)))
+  return server
+end
+
+---SIGTERM, then waits for the exit; returns the exit code, the log and what the fixtures
+---wrote to $TYCHO_TEST_MARKER.
+local function stopServer(server)
+  os.execute("kill -TERM " .. server.pid)
+  local code
+  for _ = 1, 200 do
+    code = tonumber(readFile(server.exitFile) or "")
+    if code then break end
+    sleep(0.05)
+  end
+  local log, marker = readFile(server.log) or "", readFile(server.marker) or ""
+  for _, suffix in ipairs({ "", ".log", ".pid", ".exit", ".marker" }) do os.remove(server.base .. suffix) end
+  return code, log, marker
+end
+
+-- Starts a server, runs fn(server), stops it and checks the exit was clean; returns the log.
+local function withServer(opts, fn)
+  local server = startServer(table.unpack(opts))
+  local ok, err = pcall(fn, server)
+  local code, log = stopServer(server)
+  if not ok then error(tostring(err) .. "\n--- server log ---\n" .. log, 0) end
+  assert.equals(0, code, "exit code; log:\n" .. log)
+  return log
+end
+
+local function find(events, pred)
+  for _, e in ipairs(events) do if pred(e) then return e end end
+end
+
+describe("tycho serve", function()
+  it("routes /NAME to NAME.lua and / to default.lua, and closes unknown paths with 1008", function()
+    withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "root", path = "/" }, { recv = "root" },
+        { open = "e", path = "/echo/room-1" }, { send = "e", json = { hi = 1 } }, { recv = "e" },
+        { open = "x", path = "/nosuchmodule" }, { closed = "x" },
+      })
+      assert.same({ open = "root" }, ev[1])
+      assert.equals("hello", ev[2].json.t)
+      assert.is_true(math.type(ev[2].json.id) == "integer")
+      assert.same({ t = "echo", data = { hi = 1 } }, ev[4].json)
+      assert.equals(1008, ev[6].code)
+      assert.truthy(ev[6].reason:find("nosuchmodule", 1, true))
+    end)
+  end)
+
+  it("round-trips JSON: objects, arrays, integers, floats, strings, booleans", function()
+    withServer({}, function(s)
+      local msg = { a = { 1, 2, { b = "x" } }, n = 1.5, big = 9007199254740991, s = "é\n\"", t = true, f = false,
+        neg = -3, nested = { { {} } } }
+      local ev = client(s.port, { { open = "e", path = "/echo" }, { send = "e", json = msg }, { recv = "e" } })
+      assert.same({ t = "echo", data = msg }, ev[2].json)
+    end)
+  end)
+
+  it("answers malformed, too deep and too large JSON with an error and keeps the connection", function()
+    withServer({}, function(s)
+      local deep = string.rep("[", 200) .. string.rep("]", 200)
+      local huge = "[" .. string.rep("0,", 19999) .. "0]"
+      local ev = client(s.port, {
+        { open = "e", path = "/echo" },
+        { send = "e", text = "{\"t\": nope" }, { recv = "e" },
+        { send = "e", text = deep }, { recv = "e" },
+        { send = "e", text = huge }, { recv = "e" },
+        { send = "e", json = { still = "here" } }, { recv = "e" },
+      })
+      assert.equals("error", ev[2].json.t)
+      assert.equals("bad_json", ev[2].json.code)
+      assert.is_string(ev[2].json.message)
+      assert.equals("too_deep", ev[3].json.code)
+      assert.equals("too_large", ev[4].json.code)
+      assert.same({ t = "echo", data = { still = "here" } }, ev[5].json)
+    end)
+  end)
+
+  it("closes a message over the frame limit with 1009 (default 64 KiB, and --max-frame)", function()
+    withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "a", path = "/echo" }, { send = "a", textBytes = 65 * 1024 }, { closed = "a" },
+        { open = "b", path = "/echo" }, { send = "b", bytes = 60 * 1024 }, { recv = "b" },
+      })
+      assert.equals(1009, ev[2].code)
+      -- 60 KiB of binary is under the limit: passed to onMessage as a string, which echo
+      -- answers as JSON (a string of "a"s).
+      assert.equals(60 * 1024, #ev[4].json.data)
+    end)
+    withServer({ "--max-frame", "1024" }, function(s)
+      local ev = client(s.port, { { open = "a", path = "/echo" }, { send = "a", bytes = 2000 }, { closed = "a" } })
+      assert.equals(1009, ev[2].code)
+    end)
+  end)
+
+  it("lets two clients see each other's broadcasts (Room)", function()
+    withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "a", path = "/echo" }, { open = "b", path = "/echo" },
+        { recv = "a" }, -- b joined
+        { send = "a", json = { from = "a" } }, { recv = "a" }, { recv = "b" },
+        { send = "b", json = { from = "b" } }, { recv = "b" }, { recv = "a" },
+      })
+      assert.equals("join", ev[3].json.t)
+      local aId, bId = ev[3].json.id - 1, ev[3].json.id
+      assert.same({ t = "echo", data = { from = "a" } }, ev[4].json)
+      assert.same({ t = "broadcast", from = aId, data = { from = "a" } }, ev[5].json)
+      assert.same({ t = "echo", data = { from = "b" } }, ev[6].json)
+      assert.same({ t = "broadcast", from = bId, data = { from = "b" } }, ev[7].json)
+    end)
+  end)
+
+  it("keeps serving a module that raises in onMessage, and logs the traceback", function()
+    local log = withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "f", path = "/faulty" },
+        { send = "f", json = { t = "boom" } }, { send = "f", json = { t = "again" } }, { recv = "f" },
+        { send = "f", json = { t = "badsend" } }, { recv = "f" },
+        { send = "f", json = { t = "binary" } }, { recv = "f" },
+        { send = "f", json = { t = "close" } }, { closed = "f" },
+      })
+      assert.same({ t = "ok", got = { t = "again" } }, ev[2].json)
+      local errs = ev[3].json
+      assert.equals("sendErrors", errs.t)
+      assert.is_false(errs.ok)
+      assert.truthy(errs.fn:find("function", 1, true))
+      assert.truthy(errs.cycle:find("cycle", 1, true))
+      assert.equals("000102", ev[4].binary)
+      assert.equals(4000, ev[5].code)
+      assert.equals("asked to", ev[5].reason)
+    end)
+    assert.truthy(log:find("boom on purpose", 1, true))
+    assert.truthy(log:find("stack traceback", 1, true))
+  end)
+
+  it("stops a module that loops forever or allocates without end (1011); the others keep serving", function()
+    local log = withServer({ "--max-instructions", "5000000", "--max-memory", "16M" }, function(s)
+      local ev = client(s.port, {
+        { open = "s", path = "/spin" }, { open = "h", path = "/hog" }, { open = "e", path = "/echo" },
+        { send = "s", json = { t = "spin" } }, { closed = "s" },
+        { send = "h", json = { t = "hog" } }, { closed = "h" },
+        { send = "e", json = { alive = true } }, { recv = "e" },
+        { open = "s2", path = "/spin" }, { closed = "s2" },
+      })
+      assert.equals(1011, ev[4].code)
+      assert.equals(1011, ev[5].code)
+      assert.same({ t = "echo", data = { alive = true } }, ev[6].json)
+      assert.equals(1011, ev[8].code)
+    end)
+    assert.truthy(log:find("module spin passed its instruction budget", 1, true))
+    assert.truthy(log:find("module hog passed its memory cap", 1, true))
+  end)
+
+  it("drops a client whose send queue passes --max-queue with 1008", function()
+    withServer({ "--max-queue", "64K" }, function(s)
+      local ev = client(s.port, {
+        { open = "f", path = "/flood" }, { pause = "f" }, { send = "f", json = { t = "flood" } },
+        { sleep = 200 }, { resume = "f" }, { closed = "f" },
+      })
+      local closed = find(ev, function(e) return e.closed end)
+      assert.equals(1008, closed.code)
+      assert.equals("send queue full", closed.reason)
+    end)
+  end)
+
+  it("runs host:every timers until they are cancelled; host.storage is nil for now", function()
+    withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "t", path = "/ticker" }, { recv = "t" }, { recv = "t" }, { recv = "t" },
+        { sleep = 300 }, { send = "t", json = {} },
+      })
+      assert.same({ t = "tick", n = 1, storage = "nil" }, ev[2].json)
+      assert.same({ t = "tick", n = 3, storage = "nil" }, ev[4].json)
+      assert.equals(4, #ev) -- nothing after the cancel
+    end)
+  end)
+
+  it("shuts down on SIGTERM: onStop runs, clients are closed with 1001, exit 0", function()
+    local server = startServer()
+    local out = server.base .. ".client"
+    os.execute(clientCommand(server.port, {
+      { open = "a", path = "/stopper" }, { recv = "a" }, { open = "b", path = "/echo" }, { closed = "a" }, { closed = "b" },
+    }) .. " >" .. shq(out) .. " 2>&1 &")
+    for _ = 1, 100 do
+      if (readFile(out) or ""):find("hello", 1, true) and (readFile(out) or ""):find('"open":"b"', 1, true) then break end
+      sleep(0.05)
+    end
+    local code, log, markerText = stopServer(server)
+    for _ = 1, 100 do
+      if select(2, (readFile(out) or ""):gsub("\"closed\"", "")) >= 2 then break end
+      sleep(0.05)
+    end
+    local ev = parseLines(readFile(out) or "")
+    os.remove(out)
+    assert.equals(0, code, log)
+    assert.equals(1001, ev[4].code, log)
+    assert.equals(1001, ev[5].code)
+    assert.truthy(markerText:find("stopped", 1, true), "onStop wrote no marker")
+    assert.truthy(markerText:find("closed", 1, true), "onClose did not run")
+    assert.truthy(log:find("shutting down", 1, true))
+  end)
+end)
