@@ -307,6 +307,8 @@ static int go_removeComponent(lua_State *L) {
   call_method(L, 2, "onDetach", S ? lua_gettop(L) : 0, id);
   lua_pushnil(L);
   lua_setfield(L, 2, "gameObject");
+  lua_pushnil(L);
+  lua_setfield(L, 2, "time");
   push_instances(L);
   luaL_unref(L, -1, ref);
   lua_pushboolean(L, 1);
@@ -865,7 +867,21 @@ static int scene_remove(lua_State *L) {
   ty_id id = ty_check_gameobject(L, 2);
   bool walking = ty_scene_walking(ls->scene);
   ty_scene_remove(ls->scene, id);
-  if (!walking) bind_time_subtree(L, id);
+  if (!walking) {
+    bind_time_subtree(L, id);
+    return 0;
+  }
+  /* It leaves at the sweep: remember it so end_section takes its components' clock away. */
+  if (scene_data(L, 1, "leaving") != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, -2);
+    lua_setfield(L, -2, "leaving");
+    lua_pop(L, 1);
+  }
+  lua_pushinteger(L, id);
+  lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
   return 0;
 }
 
@@ -1123,6 +1139,23 @@ static void refresh_hooks(lua_State *L) {
 static void end_section(lua_State *L, int scene_idx, ty_lscene *ls) {
   sweep_ctx sc = {L, scene_idx};
   ty_scene_end(ls->scene, on_sweep, &sc);
+  /* Objects removed during the section have left now: their components lose the clock
+   * (or take the one of a scene they were moved into). */
+  if (scene_data(L, scene_idx, "leaving") == LUA_TTABLE) {
+    ty_world *W = world_of(L);
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_rawgeti(L, -1, i);
+      ty_id id = (ty_id)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+      if (ty_object_alive(W, id) && ty_object_scene(W, id) != ls->scene) bind_time_subtree(L, id);
+    }
+    lua_getiuservalue(L, scene_idx, 1);
+    lua_pushnil(L);
+    lua_setfield(L, -2, "leaving");
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
 }
 
 /* Section bodies, run protected by run_section: the scene at 1, the hooks' argument at 2. */

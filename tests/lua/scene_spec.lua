@@ -642,3 +642,34 @@ describe("tycho.GameObject", function()
     end)
   end)
 end)
+
+describe("a component's clock", function()
+  local Probe = tycho.component("ClockProbe")
+
+  it("is the scene's clock while its object is in the scene, and goes with removeComponent", function()
+    local scene = tycho.Scene.new()
+    local go = scene:add(tycho.GameObject.new("timed"))
+    local probe = go:addComponent(Probe)
+    assert.equals(scene.time, probe.time)
+    go:removeComponent(probe)
+    assert.is_nil(probe.time)
+    assert.is_nil(probe.gameObject)
+  end)
+
+  it("is taken away when the object leaves the scene during a tick, at the sweep", function()
+    local scene = tycho.Scene.new()
+    local go = scene:add(tycho.GameObject.new("leaver"))
+    local probe = go:addComponent(Probe)
+    local seenDuringTick
+    scene:addSystem("gameLogic", function()
+      if go.scene == scene then
+        scene:remove(go)
+        seenDuringTick = probe.time
+      end
+    end)
+    scene:update(1 / 60)
+    assert.equals(scene.time, seenDuringTick) -- removal is deferred to the sweep
+    assert.is_nil(go.scene)
+    assert.is_nil(probe.time)
+  end)
+end)
