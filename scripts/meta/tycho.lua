@@ -1145,4 +1145,14 @@ function Testing.here(level) end
 ---@return integer code, string output
 function Testing.exec(...) end
 
+---Quotes a value for a POSIX shell command line.
+---@param value any
+---@return string
+function Testing.quote(value) end
+
+---Runs a shell command; returns its exit code and its stdout and stderr together.
+---@param command string
+---@return integer code, string output
+function Testing.shell(command) end
+
 return tycho

@@ -35,19 +35,31 @@ function M.here(level)
   return (source:sub(2):match("^(.*)/[^/]*$")) or "."
 end
 
----Runs `tycho ARGS...` as a child process; returns its exit code and its combined output.
----@param ... string
+---Quotes a value for a POSIX shell command line.
+---@param value any
+---@return string
+function M.quote(value)
+  return "'" .. tostring(value):gsub("'", "'\\''") .. "'"
+end
+
+---Runs a shell command; returns its exit code and its combined stdout and stderr.
+---@param command string
 ---@return integer code, string output
-function M.exec(...)
-  local parts = { tycho.executable }
-  for i = 1, select("#", ...) do
-    parts[#parts + 1] = "'" .. tostring(select(i, ...)):gsub("'", "'\\''") .. "'"
-  end
-  local pipe = assert(io.popen(table.concat(parts, " ") .. " 2>&1; echo \"exit:$?\""))
+function M.shell(command)
+  local pipe = assert(io.popen(command .. " 2>&1; echo \"exit:$?\""))
   local output = pipe:read("a")
   pipe:close()
   local code = tonumber(output:match("exit:(%d+)%s*$"))
   return code, (output:gsub("exit:%d+%s*$", ""))
+end
+
+---Runs `tycho ARGS...` as a child process; returns its exit code and its combined output.
+---@param ... string
+---@return integer code, string output
+function M.exec(...)
+  local parts = { M.quote(tycho.executable) }
+  for i = 1, select("#", ...) do parts[#parts + 1] = M.quote(select(i, ...)) end
+  return M.shell(table.concat(parts, " "))
 end
 
 return M

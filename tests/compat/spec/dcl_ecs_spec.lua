@@ -14,15 +14,7 @@ local COMPAT = testing.here() .. "/.."
 local HEALTH = crdt.componentId("tycho::Health")
 local TRANSFORM = 1
 
-local function shellQuote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function run(command)
-  local pipe = assert(io.popen(command .. " 2>&1; echo \"exit:$?\""))
-  local output = pipe:read("a")
-  pipe:close()
-  local code = tonumber(output:match("exit:(%d+)%s*$"))
-  return code, (output:gsub("exit:%d+%s*$", ""))
-end
+local shellQuote, run = testing.quote, testing.shell
 
 local checked
 local function requirePeer()

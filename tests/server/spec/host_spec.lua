@@ -12,14 +12,7 @@ local json = tycho.json
 local HERE = testing.here() .. "/.."
 local FIXTURES = HERE .. "/fixtures"
 
-local function shq(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
-
-local function run(command)
-  local pipe = assert(io.popen(command .. " 2>&1; echo \"exit:$?\""))
-  local output = pipe:read("a")
-  pipe:close()
-  return tonumber(output:match("exit:(%d+)%s*$")), (output:gsub("exit:%d+%s*$", ""))
-end
+local shq, run = testing.quote, testing.shell
 
 local function readFile(path)
   local f = io.open(path)
