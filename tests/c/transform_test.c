@@ -97,16 +97,22 @@ static void test_trs_matrix(void) {
   ty_transforms_destroy(T);
 }
 
-static void test_deep_chain_propagation(void) {
-  enum { N = 10000 };
-  ty_transforms *T = ty_transforms_create();
+/* A chain of n transforms, each one unit along x from its parent; returns the deepest. */
+static uint32_t make_chain(ty_transforms *T, int n) {
   uint32_t prev = TY_TRANSFORM_NONE;
-  for (int k = 0; k < N; k++) {
+  for (int k = 0; k < n; k++) {
     uint32_t i = ty_transform_create(T);
     set_pos(T, i, 1, 0, 0);
     if (prev != TY_TRANSFORM_NONE) CHECK(ty_transform_set_parent(T, i, prev));
     prev = i;
   }
+  return prev;
+}
+
+static void test_deep_chain_propagation(void) {
+  enum { N = 10000 };
+  ty_transforms *T = ty_transforms_create();
+  uint32_t prev = make_chain(T, N);
   float p[3];
   ty_transform_world_position(T, prev, p);
   CHECK_NEAR(p[0], N, 0);
@@ -481,13 +487,7 @@ static void test_lowest_free_index(void) {
 static void test_100k_chain_no_recursion(void) {
   enum { N = 100000 };
   ty_transforms *T = ty_transforms_create();
-  uint32_t prev = TY_TRANSFORM_NONE;
-  for (int k = 0; k < N; k++) {
-    uint32_t i = ty_transform_create(T);
-    set_pos(T, i, 1, 0, 0);
-    if (prev != TY_TRANSFORM_NONE) CHECK(ty_transform_set_parent(T, i, prev));
-    prev = i;
-  }
+  uint32_t prev = make_chain(T, N);
   float p[3];
   ty_transform_world_position(T, prev, p); /* climbs 100k ancestors on read */
   CHECK(p[0] == N);
