@@ -349,6 +349,12 @@ void ty_bucket_write_instances(const ty_bucket *b, void *dst) {
       continue;
     }
     for (uint32_t i = 0; i < l->count; i++, out += b->stride) {
+      if (i + 16 < l->count) __builtin_prefetch(&items[l->vals[i + 16]]);
+      if (i + 8 < l->count) {
+        const ty_bucket_item *ahead = &items[l->vals[i + 8]];
+        __builtin_prefetch(ahead->world);
+        __builtin_prefetch(ahead->instance_data);
+      }
       const ty_bucket_item *it = &items[l->vals[i]];
       memcpy(out, it->world, MATRIX_BYTES);
       if (it->instance_data) memcpy(out + MATRIX_BYTES, it->instance_data, b->extra);

@@ -1,0 +1,44 @@
+// shaders/deferred/ssao.frag: screen-space ambient occlusion (hemisphere samples around
+// the view-space normal, each compared with the depth buffer where it projects), 1 open,
+// 0 occluded. params[0]: radius (world units), intensity, sample count, frame seed.
+#include "deferred/gbuffer.glsl"
+
+uniform vec4 params[4];
+layout(location = 0) out float o_ao;
+
+float hash(vec2 p) { return fract(sin(dot(p, vec2(12.9898, 78.233))) * 43758.5453); }
+
+void main() {
+  ivec2 px = ivec2(gl_FragCoord.xy);
+  float depth = texelFetch(g_depth, px, 0).r;
+  if (depth >= 1.0) { o_ao = 1.0; return; }
+  vec2 uv = screen_uv();
+  vec3 p = view_position(uv, depth);
+  vec3 n = normalize(texelFetch(g_normal, px, 0).xyz);
+  float radius = params[0].x;
+  int samples = int(params[0].z);
+  // A per-pixel rotation turns banding into noise the blur removes.
+  float angle = hash(gl_FragCoord.xy) * 6.2831853;
+  vec3 rnd = vec3(cos(angle), sin(angle), 0.0);
+  vec3 t = normalize(rnd - n * dot(rnd, n));
+  if (any(isnan(t))) t = normalize(cross(n, vec3(0.0, 1.0, 0.0)) + 1e-3);
+  mat3 tbn = mat3(t, cross(n, t), n);
+  float occlusion = 0.0;
+  for (int i = 0; i < samples; i++) {
+    float fi = float(i) + 0.5;
+    // A cosine-ish spread over the hemisphere, denser near the centre.
+    float z = sqrt(1.0 - fi / float(samples));
+    float r = sqrt(max(1.0 - z * z, 0.0));
+    float phi = fi * 2.39996323;
+    float scale = mix(0.1, 1.0, (fi / float(samples)) * (fi / float(samples)));
+    vec3 s = p + tbn * (vec3(r * cos(phi), r * sin(phi), z) * radius * scale);
+    vec4 c = frame.proj * vec4(s, 1.0);
+    vec2 suv = c.xy / c.w * 0.5 + 0.5;
+    if (any(lessThan(suv, vec2(0.0))) || any(greaterThan(suv, vec2(1.0)))) continue;
+    float sd = texture(g_depth, suv).r;
+    float scene_z = view_position(suv, sd).z;
+    float range = smoothstep(0.0, 1.0, radius / max(abs(p.z - scene_z), 1e-4));
+    occlusion += (scene_z >= s.z + 0.02 * radius ? 1.0 : 0.0) * range;
+  }
+  o_ao = clamp(1.0 - occlusion / float(max(samples, 1)) * params[0].y, 0.0, 1.0);
+}

@@ -1,0 +1,4 @@
+// shaders/forward/overlay.frag: flat colour for the overlay's quads.
+layout(location = 0) in vec4 v_color;
+layout(location = 0) out vec4 o_color;
+void main() { o_color = v_color; }

@@ -1,0 +1,522 @@
+/* tests/c/renderer_test.c: the renderer headless (registries, stale slots, bucket counts,
+ * the pass list each feature declares, graph errors) and on a real GL 4.5 context through
+ * SDL's offscreen driver (a lit, shadowed sphere under a colour sky; user shaders that
+ * break; missing textures). */
+#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
+#include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "core/scene.h"
+#include "platform/platform.h"
+#include "render/renderer.h"
+
+static bool contains(const char *haystack, const char *needle) { return strstr(haystack, needle) != NULL; }
+
+static ty_trs *trs(ty_world *W, ty_id id) { return ty_transform_write(ty_world_transforms(W), ty_object_transform(W, id)); }
+
+static ty_id object_at(ty_world *W, float x, float y, float z) {
+  ty_id id = ty_object_create(W);
+  ty_trs *t = trs(W, id);
+  t->pos[0] = x, t->pos[1] = y, t->pos[2] = z;
+  return id;
+}
+
+static ty_frame_desc frame_desc(ty_id camera, uint32_t w, uint32_t h) {
+  return (ty_frame_desc){.width = w, .height = h,
+                         .camera = {.object = camera, .fov_deg = 60, .near_plane = 0.1f, .far_plane = 100}};
+}
+
+/* ---- headless ---- */
+
+static void test_registries_and_builtins(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  CHECK_EQ_INT(ty_render_mesh_count(R), 1); /* the placeholder cube */
+  uint32_t v = 0, i = 0;
+  CHECK(ty_render_mesh_info(R, TY_RENDER_MESH_PLACEHOLDER, &v, &i));
+  CHECK_EQ_INT(v, 24);
+  CHECK_EQ_INT(i, 36);
+  CHECK(!ty_render_mesh_info(R, 7, &v, &i));
+  ty_mesh_data m;
+  ty_mesh_sphere(&m, 16, 8);
+  uint32_t sphere = ty_render_add_mesh(R, &m, "sphere");
+  ty_mesh_free(&m);
+  CHECK_EQ_INT(sphere, 1);
+
+  uint32_t w = 0, h = 0;
+  CHECK(ty_render_texture_size(R, TY_RENDER_TEXTURE_WHITE, &w, &h) && w == 1 && h == 1);
+  CHECK(ty_render_texture_size(R, TY_RENDER_TEXTURE_PLACEHOLDER, &w, &h) && w == 8 && h == 8);
+  bool ok = true;
+  uint32_t t = ty_render_load_texture(R, "no/such/texture.png", &ok);
+  CHECK(!ok);
+  CHECK_EQ_INT(t, TY_RENDER_TEXTURE_PLACEHOLDER);
+  CHECK(contains(ty_render_error(R), "no/such/texture.png"));
+  uint32_t bad_mesh = ty_render_load_mesh(R, "no/such/mesh.obj", &ok);
+  CHECK(!ok);
+  CHECK_EQ_INT(bad_mesh, TY_RENDER_MESH_PLACEHOLDER);
+  CHECK(contains(ty_render_error(R), "no/such/mesh.obj"));
+
+  const ty_material *def = ty_render_material(R, TY_RENDER_MATERIAL_DEFAULT);
+  CHECK(def && def->roughness == 0.5f && def->base_color[0] == 1 && !def->transparent);
+  ty_material red = ty_material_default();
+  red.base_color[1] = red.base_color[2] = 0;
+  uint32_t mat = ty_render_add_material(R, &red);
+  CHECK_EQ_INT(mat, 1);
+  red.metallic = 1;
+  CHECK(ty_render_set_material(R, mat, &red));
+  CHECK(ty_render_material(R, mat)->metallic == 1);
+  CHECK(!ty_render_set_material(R, 99, &red));
+  CHECK(ty_render_material(R, 99) == NULL);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+static void test_item_slots_are_reused_and_stale_ones_refused(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_id o = ty_object_create(W);
+  uint32_t a = ty_render_item_create(R, o), b = ty_render_item_create(R, o);
+  CHECK(a != b);
+  CHECK_EQ_INT(ty_render_item_count(R), 2);
+  ty_render_item *it = ty_render_item_at(R, a);
+  CHECK(it && it->enabled && it->cast_shadows && it->tint[3] == 1 && it->rect[2] == 1);
+  CHECK_EQ_INT(it->mesh, TY_RENDER_MESH_PLACEHOLDER);
+  ty_render_item_destroy(R, a);
+  CHECK(ty_render_item_at(R, a) == NULL);
+  ty_render_item_destroy(R, a); /* twice: a no-op */
+  CHECK_EQ_INT(ty_render_item_count(R), 1);
+  CHECK_EQ_INT(ty_render_item_create(R, o), a);
+  CHECK(ty_render_item_at(R, 12345) == NULL);
+
+  uint32_t l = ty_render_light_create(R, o, TY_LIGHT_POINT);
+  CHECK(ty_render_light_at(R, l) && ty_render_light_at(R, l)->type == TY_LIGHT_POINT);
+  ty_render_light_destroy(R, l);
+  CHECK(ty_render_light_at(R, l) == NULL);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+/* A scene: two opaque items and one transparent in view, one behind the camera, one
+ * disabled, one under a disabled parent, one on a destroyed object. */
+static void test_bucket_counts(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_material glass = ty_material_default();
+  glass.transparent = true;
+  uint32_t glass_id = ty_render_add_material(R, &glass);
+  ty_id cam = object_at(W, 0, 0, 5);
+  ty_id a = object_at(W, -1, 0, 0), b = object_at(W, 1, 0, 0), c = object_at(W, 0, 1, 0);
+  ty_id behind = object_at(W, 0, 0, 20);
+  ty_id off = object_at(W, 0, -1, 0);
+  ty_id parent = object_at(W, 0, 0, 0), child = object_at(W, 0, 0, 0);
+  CHECK(ty_object_set_parent(W, child, parent));
+  ty_object_set_enabled(W, parent, false);
+  ty_render_item_create(R, a);
+  ty_render_item_create(R, b);
+  ty_render_item_at(R, ty_render_item_create(R, c))->material = glass_id;
+  ty_render_item_create(R, behind);
+  ty_render_item_at(R, ty_render_item_create(R, off))->enabled = false;
+  ty_render_item_create(R, child);
+  ty_id gone = object_at(W, 0, 0, 0);
+  ty_render_item_create(R, gone);
+  ty_id out[4];
+  CHECK_EQ_INT(ty_object_destroy(W, gone, out, 4), 1);
+  ty_object_free(W, gone);
+
+  ty_frame_desc d = frame_desc(cam, 320, 240);
+  ty_frame *F = ty_render_begin_frame(R, &d);
+  CHECK_EQ_INT(F->buckets.opaque, 2);
+  CHECK_EQ_INT(F->buckets.transparent, 1);
+  CHECK_EQ_INT(F->buckets.shadow, 3); /* both opaque and the one behind the camera; glass casts none */
+  CHECK_EQ_INT(F->buckets.culled, 1);
+  CHECK_EQ_INT(F->buckets.disabled, 3);
+  CHECK_NEAR(F->camera_position[2], 5, 1e-6);
+  CHECK_NEAR(F->camera_forward[2], -1, 1e-6);
+  CHECK(ty_render_end_frame(R, F)); /* an empty graph compiles */
+  CHECK(ty_render_get_stats(R).bucket_ms >= 0);
+
+  /* The parent comes back: its child draws again. */
+  ty_object_set_enabled(W, parent, true);
+  F = ty_render_begin_frame(R, &d);
+  CHECK_EQ_INT(F->buckets.opaque, 3);
+  CHECK_EQ_INT(F->index, 2);
+  ty_render_end_frame(R, F);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+static void test_lights_and_sun(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_id cam = object_at(W, 0, 0, 5);
+  ty_id sun_obj = object_at(W, 0, 10, 0);
+  uint32_t soft = ty_render_light_create(R, sun_obj, TY_LIGHT_DIRECTIONAL);
+  ty_render_light_at(R, soft)->cast_shadows = false;
+  uint32_t sun = ty_render_light_create(R, sun_obj, TY_LIGHT_DIRECTIONAL);
+  ty_light *L = ty_render_light_at(R, sun);
+  L->has_direction = true;
+  L->direction[0] = 0, L->direction[1] = -2, L->direction[2] = 0;
+  L->intensity = 3;
+  ty_render_light_create(R, object_at(W, 1, 1, 1), TY_LIGHT_POINT);
+  ty_render_light_at(R, ty_render_light_create(R, object_at(W, 1, 1, 1), TY_LIGHT_SPOT))->enabled = false;
+  ty_frame_desc d = frame_desc(cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(R, &d);
+  CHECK(F->has_sun);
+  CHECK_NEAR(F->sun_direction[1], -1, 1e-6); /* normalised, and the casting light won */
+  CHECK_NEAR(F->sun_intensity, 3, 1e-6);
+  CHECK_EQ_INT(F->light_count, 1);
+  ty_render_end_frame(R, F);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+static size_t dump(ty_renderer *R, char *buf, size_t n) { return ty_render_dump_graph(R, buf, n); }
+
+static void test_forward_pass_list(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_id cam = object_at(W, 0, 0, 5);
+  ty_render_item_create(R, object_at(W, 0, 0, 0));
+  ty_render_light_create(R, object_at(W, 0, 5, 0), TY_LIGHT_DIRECTIONAL);
+  ty_frame_desc d = frame_desc(cam, 160, 120);
+  ty_frame *F = ty_render_begin_frame(R, &d);
+  ty_feature_opts o = {0};
+  o.sky.kind = TY_SKY_ATMOSPHERE;
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_SHADOW, &o));
+  CHECK(F->shadow_map.id != 0);
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_SKY, &o));
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_FORWARD_LIT, &o));
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_TONEMAP, &o));
+  CHECK(ty_render_end_frame(R, F));
+  char buf[8192];
+  dump(R, buf, sizeof buf);
+  const char *s = strstr(buf, "Shadow"), *k = strstr(buf, "Sky"), *l = strstr(buf, "ForwardLit"),
+             *t = strstr(buf, "Tonemap");
+  CHECK(s && k && l && t);
+  CHECK(s < k && k < l && l < t); /* declared in this order, and none culled */
+  CHECK(contains(buf, "(0 culled)"));
+  if (getenv("TY_RENDERER_TEST_SHOTS")) fprintf(stderr, "%s\n", buf);
+  ty_render_stats st = ty_render_get_stats(R);
+  CHECK_EQ_INT(st.passes, 4);
+  CHECK_EQ_INT(st.culled_passes, 0);
+  CHECK_EQ_INT(strcmp(ty_feature_name(TY_FEATURE_FORWARD_LIT), "ForwardLit"), 0);
+
+  /* Without Tonemap nothing reads hdr: every pass is culled. */
+  F = ty_render_begin_frame(R, &d);
+  ty_render_add_feature(R, F, TY_FEATURE_SKY, &o);
+  ty_render_add_feature(R, F, TY_FEATURE_FORWARD_LIT, &o);
+  CHECK(ty_render_end_frame(R, F));
+  CHECK_EQ_INT(ty_render_get_stats(R).culled_passes, 2);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+static void test_reading_an_unwritten_resource_names_both(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_frame_desc d = frame_desc(0, 64, 64);
+  ty_frame *F = ty_render_begin_frame(R, &d);
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_TONEMAP, NULL));
+  CHECK(!ty_render_end_frame(R, F));
+  CHECK(contains(ty_render_error(R), "Tonemap"));
+  CHECK(contains(ty_render_error(R), "hdr"));
+
+  /* A user pass reading hdr before anyone wrote it, headless too. */
+  F = ty_render_begin_frame(R, &d);
+  rg_resource out = rg_transient(F->graph, "tinted", &(rg_texture_desc){.format = RG_FORMAT_RGBA16F});
+  ty_fullscreen_desc fd = {.name = "Tint", .shader_source = "void main() {}\n", .reads = {F->hdr},
+                           .read_names = {"src"}, .read_count = 1, .write = out};
+  CHECK(ty_render_add_fullscreen(R, F, &fd));
+  rg_add_pass(F->graph, &(rg_pass_desc){.name = "Keep", .reads = &out, .read_count = 1, .side_effect = true});
+  CHECK(!ty_render_end_frame(R, F));
+  CHECK(contains(ty_render_error(R), "Tint"));
+  CHECK(contains(ty_render_error(R), "hdr"));
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+/* ---- on a GL context ---- */
+
+static ty_window *win;
+static ty_gl_device *dev;
+
+static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
+  (void)size, (void)user;
+  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  return 0;
+}
+
+typedef struct scene {
+  ty_world *W;
+  ty_renderer *R;
+  ty_id cam, ball;
+  uint32_t ball_item;
+} scene;
+
+static scene lit_scene(void) {
+  scene s = {0};
+  s.W = ty_world_create();
+  s.R = ty_render_create(&(ty_render_desc){.world = s.W});
+  ty_render_attach(s.R, dev);
+  s.cam = object_at(s.W, 0, 0, 3);
+  s.ball = object_at(s.W, 0, 0, 0);
+  ty_trs *t = trs(s.W, s.ball);
+  t->scale[0] = t->scale[1] = t->scale[2] = 2; /* radius 1 */
+  ty_mesh_data m;
+  ty_mesh_sphere(&m, 48, 24);
+  uint32_t mesh = ty_render_add_mesh(s.R, &m, "sphere");
+  ty_mesh_free(&m);
+  ty_material mat = ty_material_default();
+  mat.base_color[0] = 0.8f, mat.base_color[1] = 0.8f, mat.base_color[2] = 0.8f;
+  s.ball_item = ty_render_item_create(s.R, s.ball);
+  ty_render_item *it = ty_render_item_at(s.R, s.ball_item);
+  it->mesh = mesh;
+  it->material = ty_render_add_material(s.R, &mat);
+  /* The sun travels right and into the screen: the sphere's left and front are lit. */
+  uint32_t sun = ty_render_light_create(s.R, object_at(s.W, 0, 0, 0), TY_LIGHT_DIRECTIONAL);
+  ty_light *L = ty_render_light_at(s.R, sun);
+  L->has_direction = true;
+  L->direction[0] = 1, L->direction[1] = 0, L->direction[2] = -1;
+  L->intensity = 3;
+  return s;
+}
+
+static void free_scene(scene *s) {
+  ty_render_destroy(s->R);
+  ty_world_destroy(s->W);
+}
+
+static bool render_forward(scene *s, ty_draw_mode mode) {
+  ty_render_set_draw_mode(s->R, mode);
+  ty_frame_desc d = frame_desc(s->cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(s->R, &d);
+  ty_feature_opts o = {0};
+  o.sky.kind = TY_SKY_COLOR;
+  o.sky.color[0] = 0.2f, o.sky.color[1] = 0.4f, o.sky.color[2] = 0.9f;
+  bool ok = ty_render_add_feature(s->R, F, TY_FEATURE_SHADOW, &o) && ty_render_add_feature(s->R, F, TY_FEATURE_SKY, &o) &&
+            ty_render_add_feature(s->R, F, TY_FEATURE_FORWARD_LIT, &o) &&
+            ty_render_add_feature(s->R, F, TY_FEATURE_TONEMAP, &o);
+  if (!ok) fprintf(stderr, "  feature refused: %s\n", ty_render_error(s->R));
+  return ok && ty_render_end_frame(s->R, F);
+}
+
+static int luma(const uint8_t *p) { return p[0] * 3 + p[1] * 6 + p[2]; }
+
+static void pixel(int x, int y, uint8_t out[4]) {
+  memset(out, 0, 4);
+  ty_window_read_pixels(win, x, y, 1, 1, out);
+}
+
+static void test_gl_lit_sphere_under_a_sky(void) {
+  scene s = lit_scene();
+  ty_draw_mode modes[3] = {TY_DRAW_MULTI_INDIRECT, TY_DRAW_INSTANCED, TY_DRAW_PER_OBJECT};
+  for (int m = 0; m < 3; m++) {
+    CHECK(render_forward(&s, modes[m]));
+    if (ty_render_error(s.R)[0]) fprintf(stderr, "  error: %s\n", ty_render_error(s.R));
+    uint8_t sky[4], centre[4], right[4], left[4];
+    pixel(1, 1, sky);
+    pixel(32, 32, centre);
+    pixel(32 + 15, 32, right);
+    pixel(32 - 12, 32, left);
+    /* The sky's colour: more blue than red, neither black nor white. */
+    CHECK(sky[2] > sky[0] + 40);
+    CHECK(sky[2] < 255 && sky[2] > 100);
+    /* The lit side is brighter than the side facing away from the sun. */
+    CHECK(luma(centre) > luma(right) + 100);
+    CHECK(luma(left) > luma(right) + 100);
+    CHECK(centre[0] != sky[0] || centre[2] != sky[2]);
+    ty_render_stats st = ty_render_get_stats(s.R);
+    CHECK(st.instances >= 2); /* the shadow pass and the lit pass */
+    CHECK(st.triangles > 1000);
+    if (modes[m] == TY_DRAW_MULTI_INDIRECT) CHECK(st.draws >= 2);
+    ty_window_swap(win);
+  }
+  free_scene(&s);
+}
+
+static void test_gl_shadow_falls_on_a_plane(void) {
+  scene s = lit_scene();
+  /* A floor under the ball, the sun straight down: the floor under the ball is dark. */
+  ty_light *L = ty_render_light_at(s.R, 0);
+  L->direction[0] = 0, L->direction[1] = -1, L->direction[2] = 0;
+  ty_id floor = object_at(s.W, 0, -1.0f, 0);
+  ty_trs *t = trs(s.W, floor);
+  t->scale[0] = t->scale[2] = 20;
+  ty_mesh_data m;
+  ty_mesh_plane(&m, 1);
+  uint32_t plane = ty_render_add_mesh(s.R, &m, "plane");
+  ty_mesh_free(&m);
+  ty_render_item_at(s.R, ty_render_item_create(s.R, floor))->mesh = plane;
+  /* Look down from above at an angle. */
+  ty_trs *c = trs(s.W, s.cam);
+  c->pos[0] = 0, c->pos[1] = 4, c->pos[2] = 4;
+  float a = -0.785398f / 2; /* -45 degrees about X */
+  c->rot[0] = sinf(a), c->rot[1] = 0, c->rot[2] = 0, c->rot[3] = cosf(a);
+  /* Move the ball aside and compare floor under it with open floor. */
+  ty_trs *b = trs(s.W, s.ball);
+  b->pos[0] = -1.5f;
+  CHECK(render_forward(&s, TY_DRAW_MULTI_INDIRECT));
+  /* Project the floor point under the ball and one mirrored to +x. */
+  ty_frame_desc d = frame_desc(s.cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(s.R, &d);
+  /* Inside the shadow's disc yet not hidden behind the ball from this camera, and open floor. */
+  float pts[2][4] = {{-0.75f, -1, 0.4f, 1}, {1.5f, -1, 0.4f, 1}};
+  int px[2][2];
+  for (int i = 0; i < 2; i++) {
+    float clip[4] = {0, 0, 0, 0};
+    for (int r = 0; r < 4; r++)
+      for (int k = 0; k < 4; k++) clip[r] += F->view_proj[k * 4 + r] * pts[i][k];
+    px[i][0] = (int)((clip[0] / clip[3] * 0.5f + 0.5f) * 64);
+    px[i][1] = (int)((1.0f - (clip[1] / clip[3] * 0.5f + 0.5f)) * 64);
+  }
+  ty_render_end_frame(s.R, F);
+  CHECK(render_forward(&s, TY_DRAW_MULTI_INDIRECT));
+  uint8_t shadowed[4], open[4];
+  pixel(px[0][0], px[0][1], shadowed);
+  pixel(px[1][0], px[1][1], open);
+  CHECK(luma(open) > luma(shadowed) + 60);
+  if (getenv("TY_RENDERER_TEST_SHOTS")) {
+    fprintf(stderr, "  shadowed %d,%d: %d  open %d,%d: %d\n", px[0][0], px[0][1], luma(shadowed), px[1][0], px[1][1], luma(open));
+    ty_window_screenshot(win, "/tmp/renderer_shadow.png");
+  }
+  ty_window_swap(win);
+  free_scene(&s);
+}
+
+static void test_gl_broken_user_shader_keeps_last_good(void) {
+  scene s = lit_scene();
+  const char *good = "#include \"common/frame.glsl\"\n"
+                     "layout(location = 0) in vec2 uv;\n"
+                     "uniform sampler2D src;\n"
+                     "uniform vec4 params[4];\n"
+                     "layout(location = 0) out vec4 o;\n"
+                     "void main() { o = texture(src, uv) * params[0]; }\n";
+  const char *bad = "layout(location = 0) in vec2 uv;\n"
+                    "layout(location = 0) out vec4 o;\n"
+                    "void main() {\n"
+                    "  o = nope;\n"
+                    "}\n";
+  for (int round = 0; round < 2; round++) {
+    ty_frame_desc d = frame_desc(s.cam, 64, 64);
+    ty_frame *F = ty_render_begin_frame(s.R, &d);
+    ty_feature_opts o = {0};
+    o.sky.kind = TY_SKY_COLOR;
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_SKY, &o));
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_FORWARD_LIT, &o));
+    ty_fullscreen_desc fd = {.name = "Darken", .shader_path = "game/darken.frag",
+                             .shader_source = round == 0 ? good : bad, .reads = {F->hdr}, .read_names = {"src"},
+                             .read_count = 1, .write = F->hdr, .params = {0.5f, 0.5f, 0.5f, 1}};
+    bool added = ty_render_add_fullscreen(s.R, F, &fd);
+    if (round == 1) {
+      CHECK(contains(ty_render_error(s.R), "game/darken.frag:4"));
+    } else {
+      CHECK(ty_render_error(s.R)[0] == 0);
+    }
+    CHECK(added); /* the last good program stays */
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_TONEMAP, &o));
+    CHECK(ty_render_end_frame(s.R, F));
+    ty_window_swap(win);
+  }
+  /* A shader that never compiled refuses its pass with file:line. */
+  ty_frame_desc d = frame_desc(s.cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(s.R, &d);
+  ty_fullscreen_desc fd = {.name = "Broken", .shader_path = "game/broken.frag", .shader_source = bad,
+                           .write = F->backbuffer};
+  CHECK(!ty_render_add_fullscreen(s.R, F, &fd));
+  CHECK(contains(ty_render_error(s.R), "game/broken.frag:4"));
+  ty_render_end_frame(s.R, F);
+  free_scene(&s);
+}
+
+static void test_gl_missing_texture_draws_the_placeholder(void) {
+  scene s = lit_scene();
+  bool ok = true;
+  uint32_t tex = ty_render_load_texture(s.R, "content/missing.png", &ok);
+  CHECK(!ok && tex == TY_RENDER_TEXTURE_PLACEHOLDER);
+  ty_material m = ty_material_default();
+  m.unlit = true;
+  m.nearest = true;
+  m.texture = tex;
+  ty_render_item *it = ty_render_item_at(s.R, s.ball_item);
+  it->material = ty_render_add_material(s.R, &m);
+  ty_mesh_data q;
+  ty_mesh_quad(&q);
+  it->mesh = ty_render_add_mesh(s.R, &q, "quad");
+  ty_mesh_free(&q);
+  CHECK(render_forward(&s, TY_DRAW_INSTANCED));
+  /* The quad covers the centre: every pixel there is magenta or black, and both occur. */
+  int magenta = 0, black = 0;
+  for (int y = 26; y < 38; y++)
+    for (int x = 26; x < 38; x++) {
+      uint8_t p[4];
+      pixel(x, y, p);
+      if (p[0] > 180 && p[2] > 180 && p[1] < 80) magenta++;
+      else if (p[0] < 40 && p[1] < 40 && p[2] < 40) black++;
+    }
+  CHECK(magenta > 10);
+  CHECK(black > 10);
+  ty_window_swap(win);
+  free_scene(&s);
+}
+
+static void test_gl_overlay_and_reattach(void) {
+  scene s = lit_scene();
+  ty_render_set_overlay(s.R, true);
+  CHECK(ty_render_overlay(s.R));
+  ty_render_note_frame_time(s.R, 1.0 / 60.0);
+  ty_frame_desc d = frame_desc(s.cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(s.R, &d);
+  ty_feature_opts o = {0};
+  o.sky.kind = TY_SKY_ATMOSPHERE;
+  o.overlay.text = "hello";
+  CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_SKY, &o));
+  CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_FORWARD_LIT, &o));
+  CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_TONEMAP, &o));
+  CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_OVERLAY, &o));
+  CHECK(ty_render_end_frame(s.R, F));
+  char buf[4096];
+  ty_render_dump_graph(s.R, buf, sizeof buf);
+  CHECK(contains(buf, "Overlay"));
+  /* Detach and attach again: everything is made anew and still draws. */
+  ty_render_attach(s.R, NULL);
+  CHECK(ty_render_device(s.R) == NULL);
+  ty_render_attach(s.R, dev);
+  CHECK(render_forward(&s, TY_DRAW_MULTI_INDIRECT));
+  uint8_t centre[4];
+  pixel(32, 32, centre);
+  CHECK(luma(centre) > 300);
+  ty_window_swap(win);
+  free_scene(&s);
+}
+
+int main(void) {
+  RUN(test_registries_and_builtins);
+  RUN(test_item_slots_are_reused_and_stale_ones_refused);
+  RUN(test_bucket_counts);
+  RUN(test_lights_and_sun);
+  RUN(test_forward_pass_list);
+  RUN(test_reading_an_unwritten_resource_names_both);
+
+  if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
+  win = ty_window_create(&(ty_window_desc){.title = "renderer_test", .width = 64, .height = 64, .hidden = true,
+                                           .fixed_size = true});
+  dl_iterate_phdr(pin_library, NULL);
+  if (win) dev = ty_gl_create(&(ty_gl_device_desc){.quiet = true});
+  if (!win || !dev) {
+    fprintf(stderr, "FAIL: no OpenGL 4.5 context (SDL_VIDEODRIVER=offscreen): the GL half did not run\n");
+    ty_window_destroy(win);
+    check_failed++;
+    return check_summary();
+  }
+  RUN(test_gl_lit_sphere_under_a_sky);
+  RUN(test_gl_shadow_falls_on_a_plane);
+  RUN(test_gl_broken_user_shader_keeps_last_good);
+  RUN(test_gl_missing_texture_draws_the_placeholder);
+  RUN(test_gl_overlay_and_reattach);
+  ty_gl_destroy(dev);
+  ty_window_destroy(win);
+  return check_summary();
+}
