@@ -195,12 +195,20 @@ static uint32_t compute_hooks(lua_State *L, int inst_idx) {
   return hooks;
 }
 
-/* A class is a table that indexes itself (Class.__index == Class) and has `new`. */
+/* A class is a table that indexes itself (Class.__index == Class) and has `new`. A class
+ * whose instances route fields through an __index function (the built-in render
+ * components) names itself in __class instead. */
 static bool is_class(lua_State *L, int idx) {
   if (!lua_istable(L, idx)) return false;
   lua_getfield(L, idx, "__index");
   bool self = lua_rawequal(L, -1, idx);
   lua_pop(L, 1);
+  if (!self) {
+    lua_pushliteral(L, "__class");
+    lua_rawget(L, idx);
+    self = lua_rawequal(L, -1, idx);
+    lua_pop(L, 1);
+  }
   return self;
 }
 

@@ -2,3 +2,4 @@
 -- bindings: component classes, prefabs and the scene helpers written in Lua.
 require("tycho.component")
 require("tycho.prefab")
+require("tycho.render")

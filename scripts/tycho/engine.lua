@@ -1,9 +1,14 @@
 -- scripts/tycho/engine.lua: tycho.engine, what `tycho run` hands a game: one scene, its
--- clock, the fixed-step loop that drives it, and the per-frame hooks. The C run loop
--- calls engine:step(rawDt) once per frame; a window and renderer plug into the same
--- object without games changing.
+-- clock, the fixed-step loop that drives it, the per-frame hooks, and the renderer's
+-- feature list. The C run loop calls engine:step(rawDt) once per frame.
+--
+-- A frame renders when there is a window, or when the game chose a preset or added a
+-- feature: headless games that never mention rendering pay nothing for it, while
+-- headless specs still see buckets and the pass list (the graph is built, never run).
 
 local tycho = require("tycho")
+local render = require("tycho.render") -- the components, tycho.features, tycho.presets
+local R = tycho._render
 
 ---@class tycho.Engine
 ---@field scene tycho.Scene
@@ -11,6 +16,12 @@ local tycho = require("tycho")
 ---@field loop tycho.Loop
 ---@field headless boolean
 ---@field frameCount integer
+---@field frameTime number wall seconds of the last frame
+---@field debugOverlay boolean the on-screen overlay (F3 toggles it)
+---@field preset tycho.Preset|nil
+---@field width integer|nil headless frame size (the window's size otherwise)
+---@field height integer|nil
+---@field onFeatureError fun(message: string, feature: tycho.Feature)|nil replaces the stderr report
 local Engine = {}
 Engine.__index = Engine
 
@@ -40,11 +51,217 @@ local function runAll(list, arg)
   for i = 1, #list do list[i](arg) end
 end
 
+-- ---------------------------------------------------------------------------------------
+-- Features
+
+-- Reports a feature's error once and disables it; the game goes on.
+function Engine:_featureFailed(f, where, message)
+  f.enabled = false
+  f.error = message
+  local text = ("feature '%s' failed in %s and was disabled: %s"):format(tostring(f.name), where, tostring(message))
+  local handler = self.onFeatureError
+  if handler then
+    handler(text, f)
+  else
+    io.stderr:write("tycho: ", text, "\n")
+  end
+end
+
+local function traceback(message) return debug.traceback(tostring(message), 2) end
+
+-- Calls f[method](f, arg) with errors contained; false when it failed.
+local function call(self, f, method, arg)
+  local fn = f[method]
+  if fn == nil then return true end
+  local ok, err = xpcall(fn, traceback, f, arg)
+  if not ok then self:_featureFailed(f, method, err) end
+  return ok
+end
+
+local function checkFeature(f, fname)
+  if type(f) ~= "table" then
+    error(("bad argument #1 to '%s' (feature table expected, got %s)"):format(fname, type(f)), 3)
+  end
+  if type(f.name) ~= "string" then error(("bad argument #1 to '%s' (a feature needs a name)"):format(fname), 3) end
+end
+
+local function indexOf(list, f)
+  for i = 1, #list do
+    if list[i] == f then return i end
+  end
+  return nil
+end
+
+-- Where `{before = f_or_name}` or `{after = f_or_name}` puts a feature (the end if absent).
+local function insertAt(list, where)
+  if where == nil then return #list + 1 end
+  local anchor, after = where.before, false
+  if anchor == nil then anchor, after = where.after, true end
+  for i = 1, #list do
+    local f = list[i]
+    if f == anchor or f.name == anchor then return after and i + 1 or i end
+  end
+  error(("addFeature: no feature %s in the list"):format(tostring(type(anchor) == "table" and anchor.name or anchor)), 3)
+end
+
+---Adds a feature (built-in or a table of the same shape) to the frame; calls
+---f:setup(engine) once. `where` = {before = feature_or_name} or {after = ...} places it.
+---@param f tycho.Feature
+---@param where? {before?: tycho.Feature|string, after?: tycho.Feature|string}
+---@return tycho.Feature
+function Engine:addFeature(f, where)
+  checkFeature(f, "addFeature")
+  if where ~= nil and type(where) ~= "table" then
+    error(("bad argument #2 to 'addFeature' (table expected, got %s)"):format(type(where)), 2)
+  end
+  local list = self._features
+  if indexOf(list, f) then return f end
+  table.insert(list, insertAt(list, where), f)
+  if f.enabled == nil then f.enabled = true end
+  if not self._setupDone[f] then
+    self._setupDone[f] = true
+    call(self, f, "setup", self)
+  end
+  return f
+end
+
+---Removes a feature and calls its destroy(). Returns whether it was in the list.
+---@param f tycho.Feature
+---@return boolean
+function Engine:removeFeature(f)
+  checkFeature(f, "removeFeature")
+  local i = indexOf(self._features, f)
+  if not i then return false end
+  table.remove(self._features, i)
+  self._setupDone[f] = nil
+  call(self, f, "destroy")
+  return true
+end
+
+---The features in frame order (a copy).
+---@return tycho.Feature[]
+function Engine:features() return table.move(self._features, 1, #self._features, 1, {}) end
+
+---Replaces every feature with the preset's: removes the current ones, then p:apply(engine).
+---@param p tycho.Preset
+---@return tycho.Preset
+function Engine:setPreset(p)
+  if type(p) ~= "table" or type(p.apply) ~= "function" then
+    error(("bad argument #1 to 'setPreset' (preset expected, got %s)"):format(type(p)), 2)
+  end
+  for i = #self._features, 1, -1 do self:removeFeature(self._features[i]) end
+  self.preset = p
+  p:apply(self)
+  return p
+end
+
+-- ---------------------------------------------------------------------------------------
+-- Frames
+
+local function runStage(self, list, method, frame)
+  for i = 1, #list do
+    local f = list[i]
+    if f.enabled ~= false and f[method] then
+      if f.builtin then
+        call(self, f, method, frame)
+      else
+        -- Passes a Lua feature declares are its own: a failing execute disables it.
+        R.setOwner(f)
+        call(self, f, method, frame)
+        R.setOwner(nil)
+      end
+    end
+  end
+end
+
+---Renders one frame now: the first Camera (a default one at the origin when there is
+---none), every enabled feature's earlyUpdate, update, then addPasses in order, the debug
+---overlay last when on; then the graph compiles and, with a window, executes. Returns
+---the frame (its buckets and graph stay readable until the next frame).
+---@return tycho.Frame
+function Engine:frame()
+  if not self.preset and #self._features == 0 and R.hasWindow() then
+    self:setPreset(tycho.presets.forward({}))
+  end
+  local camera = self.scene:findCamera()
+  local desc = self._frameDesc
+  desc.camera = camera and camera.gameObject or nil
+  desc.orthographic = camera and camera.orthographic or false
+  desc.fov = camera and camera.fov or 60
+  desc.size = camera and camera.size or 5
+  desc.near = camera and camera.near or 0.1
+  desc.far = camera and camera.far or 1000
+  desc.time = self.time.elapsed
+  desc.delta = self.time.unscaledDelta
+  desc.width, desc.height = self.width, self.height
+  desc.scene = self.scene
+  local frame = R.beginFrame(desc)
+  frame.camera = camera
+  frame.engine = self
+  frame.scene = self.scene
+
+  local list = self._features
+  runStage(self, list, "earlyUpdate", frame)
+  runStage(self, list, "update", frame)
+  runStage(self, list, "addPasses", frame)
+  if self.debugOverlay then
+    local overlay = self._overlay
+    if not overlay then
+      overlay = tycho.features.DebugOverlay()
+      self._overlay = overlay
+    end
+    if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
+  end
+  R.setOverlay(self.debugOverlay and true or false)
+
+  local ok, err, failures = R.endFrame()
+  self.lastRenderError = not ok and err or nil
+  for _, failure in ipairs(failures) do
+    if failure.owner and failure.owner.enabled ~= false then
+      self:_featureFailed(failure.owner, "pass '" .. failure.pass .. "'", failure.message)
+    end
+  end
+  self._renderedThisStep = true
+  local shots = self._pendingShots
+  for i = 1, #shots do
+    R.screenshot(shots[i]) -- a failure is logged as screenshot_failed
+    shots[i] = nil
+  end
+  return frame
+end
+
+---Writes the window's back buffer as a PNG once this frame has rendered (at once when it
+---already has). Returns true, or nil and a message ("no window" when headless).
+---@param path string
+---@return boolean|nil ok, string|nil message
+function Engine:screenshot(path)
+  if type(path) ~= "string" then
+    error(("bad argument #1 to 'screenshot' (string expected, got %s)"):format(type(path)), 2)
+  end
+  if not R.hasWindow() then return nil, "no window" end
+  if self._renderedThisStep then return R.screenshot(path) end
+  local shots = self._pendingShots
+  shots[#shots + 1] = path
+  return true
+end
+
+-- Whether this frame renders at all (see the file's header).
+function Engine:_renders()
+  return R.hasWindow() or self.preset ~= nil or #self._features > 0
+end
+
 ---Advances one frame by rawDt seconds: beforeFrame hooks, the loop's fixed ticks, the
----render step (beforeRender hooks and components' updateRender), afterFrame hooks.
+---render step (beforeRender hooks, components' updateRender, engine:frame()), afterFrame
+---hooks.
 ---@param rawDt number
 ---@return integer steps, number alpha
 function Engine:step(rawDt)
+  self._renderedThisStep = false
+  self.frameTime = rawDt
+  R.noteFrameTime(rawDt)
+  local input = tycho.input
+  if input and input.wasPressed("f3") then self.debugOverlay = not self.debugOverlay end
+  tycho.net.update() -- network events reach handlers at the frame's start
   runAll(self._beforeFrame)
   local steps, alpha = self.loop:advance(rawDt)
   runAll(self._afterFrame)
@@ -55,7 +272,7 @@ end
 local M = {}
 
 ---Creates the engine object `tycho run` installs as `tycho.engine`.
----@param opts? {headless?: boolean, fixedTimestep?: number, maxSubSteps?: integer}
+---@param opts? {headless?: boolean, fixedTimestep?: number, maxSubSteps?: integer, width?: integer, height?: integer}
 ---@return tycho.Engine
 function M.new(opts)
   opts = opts or {}
@@ -65,10 +282,19 @@ function M.new(opts)
     time = scene.time,
     headless = opts.headless ~= false,
     frameCount = 0,
+    frameTime = 0,
     quitting = false,
+    debugOverlay = false,
+    width = opts.width,
+    height = opts.height,
     _beforeFrame = {},
     _beforeRender = {},
     _afterFrame = {},
+    _features = {},
+    _setupDone = setmetatable({}, { __mode = "k" }),
+    _pendingShots = {},
+    _frameDesc = {},
+    _renderedThisStep = false,
   }, Engine)
   -- One context table reused every frame: updateRender allocates nothing per frame.
   local ctx = { alpha = 0, engine = self, time = scene.time }
@@ -81,10 +307,12 @@ function M.new(opts)
       ctx.alpha = alpha
       runAll(self._beforeRender, alpha)
       scene:updateRender(ctx)
+      if self:_renders() then self:frame() end
     end,
   })
   return self
 end
 
 M.Engine = Engine
+M.render = render
 return M

@@ -1,0 +1,429 @@
+-- scripts/tycho/render.lua: the built-in render components (Camera, MeshRenderer,
+-- DirectionalLight, PointLight, SpotLight, Sprite), and the loading of tycho.features and
+-- tycho.presets.
+--
+-- MeshRenderer, the lights and Sprite each own a C slot (an item or a light) on their
+-- GameObject while attached: onAttach makes it, onDetach and onDestroy free it. Their
+-- fields (mesh, material, enabled, ...) live in a store beside the instance rather than in
+-- it, so every write goes through the class's __newindex and reaches the slot at once;
+-- nothing is copied per frame. The scene's phase dispatcher reads `enabled` raw, but
+-- these classes have no phase hooks, so it never looks.
+
+local tycho = require("tycho")
+local R = tycho._render
+
+local stores = setmetatable({}, { __mode = "k" }) -- instance -> its field store
+
+local function typeName(v)
+  local mt = type(v) == "userdata" and getmetatable(v)
+  return (mt and rawget(mt, "__name")) or type(v)
+end
+
+local function isType(v, name) return typeName(v) == name end
+
+local function argError(n, fname, msg, level)
+  error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), level + 1)
+end
+
+-- Reads {x, y, z}, {x=, y=, z=} or a Vec3 into three numbers; nil for anything else.
+local function readVec3(v)
+  if type(v) == "table" then
+    local x, y, z = v[1] or v.x, v[2] or v.y, v[3] or v.z
+    if type(x) == "number" and type(y) == "number" and type(z) == "number" then return x, y, z end
+    return nil
+  end
+  if isType(v, "Vec3") then return v.x, v.y, v.z end
+  return nil
+end
+
+-- A component class whose `fields` (name -> setter(self, store, value)) live in the store.
+local function nativeClass(name, fields)
+  local class = tycho.component(name)
+  rawset(class, "__class", class) -- tells addComponent this is a class despite __index
+  rawset(class, "__index", function(self, key)
+    if fields[key] then
+      local s = stores[self]
+      if s then return s[key] end
+    end
+    return class[key]
+  end)
+  rawset(class, "__newindex", function(self, key, value)
+    local set = fields[key]
+    if set then set(self, stores[self], value) else rawset(self, key, value) end
+  end)
+  rawset(class, "new", function(...)
+    local self = setmetatable({}, class)
+    stores[self] = { enabled = true }
+    local init = class.init
+    if init then init(self, ...) end
+    return self
+  end)
+  return class
+end
+
+-- ---------------------------------------------------------------------------------------
+-- Camera
+
+---@class tycho.Camera: tycho.Component
+---@field orthographic boolean
+---@field fov number vertical field of view in degrees (perspective)
+---@field size number half the view's height in world units (orthographic)
+---@field near number
+---@field far number
+local Camera = tycho.component("Camera")
+
+---@param opts? {orthographic?: boolean, fov?: number, size?: number, near?: number, far?: number}
+function Camera:init(opts)
+  if opts ~= nil and type(opts) ~= "table" then argError(1, "new", "table expected, got " .. type(opts), 3) end
+  opts = opts or {}
+  self.orthographic = opts.orthographic and true or false
+  self.fov = opts.fov or 60
+  self.size = opts.size or 5
+  self.near = opts.near or (self.orthographic and -100 or 0.1)
+  self.far = opts.far or (self.orthographic and 100 or 1000)
+end
+
+local function checkNumber(v, n, fname, def)
+  if v == nil then return def end
+  if type(v) ~= "number" then argError(n, fname, "number expected, got " .. type(v), 3) end
+  return v
+end
+
+---A perspective camera.
+---@param fovDeg? number vertical field of view in degrees (60)
+---@param near? number (0.1)
+---@param far? number (1000)
+---@return tycho.Camera
+function Camera.perspective(fovDeg, near, far)
+  return Camera.new({
+    fov = checkNumber(fovDeg, 1, "perspective", 60),
+    near = checkNumber(near, 2, "perspective", 0.1),
+    far = checkNumber(far, 3, "perspective", 1000),
+  })
+end
+
+---An orthographic camera showing `size` world units above and below its centre.
+---@param size? number (5)
+---@param near? number (-100)
+---@param far? number (100)
+---@return tycho.Camera
+function Camera.orthographic(size, near, far)
+  return Camera.new({
+    orthographic = true,
+    size = checkNumber(size, 1, "orthographic", 5),
+    near = checkNumber(near, 2, "orthographic", -100),
+    far = checkNumber(far, 3, "orthographic", 100),
+  })
+end
+
+tycho.Camera = Camera
+
+-- ---------------------------------------------------------------------------------------
+-- MeshRenderer and Sprite: draw items
+
+local function itemField(key, check)
+  return function(self, s, value)
+    value = check(value, key)
+    s[key] = value
+    if s.slot then R.itemSet(s.slot, key, value) end
+  end
+end
+
+local function checkMesh(v, key)
+  if v ~= nil and not isType(v, "Mesh") then
+    error(("MeshRenderer.%s must be a Mesh, got %s"):format(key, typeName(v)), 3)
+  end
+  return v
+end
+
+local function checkMaterial(v, key)
+  if v ~= nil and not isType(v, "Material") then
+    error(("MeshRenderer.%s must be a Material, got %s"):format(key, typeName(v)), 3)
+  end
+  return v
+end
+
+local function toBool(v) return v and true or false end
+
+local function freeItem(self)
+  local s = stores[self]
+  if s and s.slot then
+    R.itemDestroy(s.slot)
+    s.slot = nil
+  end
+end
+
+---@class tycho.MeshRenderer: tycho.Component
+---@field mesh tycho.Mesh
+---@field material tycho.Material
+---@field castShadows boolean
+---@field enabled boolean
+local MeshRenderer = nativeClass("MeshRenderer", {
+  mesh = itemField("mesh", checkMesh),
+  material = itemField("material", checkMaterial),
+  castShadows = itemField("castShadows", toBool),
+  enabled = itemField("enabled", toBool),
+})
+
+---@param mesh tycho.Mesh
+---@param material? tycho.Material the default material (white, roughness 0.5) when nil
+function MeshRenderer:init(mesh, material)
+  if not isType(mesh, "Mesh") then argError(1, "new", "Mesh expected, got " .. typeName(mesh), 3) end
+  if material ~= nil and not isType(material, "Material") then
+    argError(2, "new", "Material expected, got " .. typeName(material), 3)
+  end
+  local s = stores[self]
+  s.mesh, s.material, s.castShadows = mesh, material, true
+end
+
+function MeshRenderer:onAttach()
+  local s = stores[self]
+  if s.slot then R.itemDestroy(s.slot) end
+  local slot = R.itemCreate(self.gameObject)
+  s.slot = slot
+  R.itemSet(slot, "mesh", s.mesh)
+  R.itemSet(slot, "material", s.material)
+  R.itemSet(slot, "castShadows", s.castShadows)
+  R.itemSet(slot, "enabled", s.enabled)
+end
+MeshRenderer.onDetach = freeItem
+MeshRenderer.onDestroy = freeItem
+
+tycho.MeshRenderer = MeshRenderer
+
+-- Sprites share one quad and one unlit transparent material per texture.
+local spriteMaterials = {}
+local function spriteMaterial(texture, nearest)
+  local key = (texture and texture.id or -1) * 2 + (nearest and 1 or 0)
+  local m = spriteMaterials[key]
+  if not m then
+    m = tycho.material({ texture = texture, transparent = true, unlit = true, nearest = nearest })
+    spriteMaterials[key] = m
+  end
+  return m
+end
+
+local function pushSprite(s)
+  if not s.slot then return end
+  local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
+  R.itemSet(s.slot, "tint", r, g, b, a)
+  local rect = s.rect
+  local tw, th = 1, 1
+  if s.texture then tw, th = s.texture.width, s.texture.height end
+  if rect and tw > 0 and th > 0 then
+    local x, y, w, h = rect[1] or rect.x, rect[2] or rect.y, rect[3] or rect.w, rect[4] or rect.h
+    -- rect is in pixels from the image's top-left; uv (0, 0) is the image's bottom-left.
+    R.itemSet(s.slot, "rect", x / tw, 1 - (y + h) / th, w / tw, h / th)
+  else
+    R.itemSet(s.slot, "rect", 0, 0, 1, 1)
+  end
+  R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest))
+  R.itemSet(s.slot, "enabled", s.enabled)
+end
+
+local function spriteField(key, check)
+  return function(_, s, value)
+    s[key] = check(value)
+    pushSprite(s)
+  end
+end
+
+local function checkTexture(v)
+  if v ~= nil and not isType(v, "Texture") then error("Sprite.texture must be a Texture, got " .. typeName(v), 3) end
+  return v
+end
+
+local function checkRect(v)
+  if v ~= nil then
+    local ok = type(v) == "table"
+    if ok then
+      for i, k in ipairs({ "x", "y", "w", "h" }) do
+        if type(v[i] or v[k]) ~= "number" then ok = false end
+      end
+    end
+    if not ok then error("Sprite.rect must be {x, y, w, h} in pixels", 3) end
+  end
+  return v
+end
+
+local function checkColor(v)
+  if v ~= nil and not R.readColor(v, 4) then error("Sprite.color must be a colour {r, g, b[, a]}", 3) end
+  return v
+end
+
+---@class tycho.Sprite: tycho.Component
+---@field texture tycho.Texture|nil
+---@field rect number[]|nil {x, y, w, h} in pixels of the texture; nil: all of it
+---@field color number[]|nil tint {r, g, b[, a]}
+---@field nearest boolean nearest-neighbour filtering (pixel art)
+---@field enabled boolean
+local Sprite = nativeClass("Sprite", {
+  texture = spriteField("texture", checkTexture),
+  rect = spriteField("rect", checkRect),
+  color = spriteField("color", checkColor),
+  nearest = spriteField("nearest", toBool),
+  enabled = spriteField("enabled", toBool),
+})
+
+---@param opts? {texture?: tycho.Texture, rect?: number[], color?: number[], nearest?: boolean}
+function Sprite:init(opts)
+  if opts ~= nil and type(opts) ~= "table" then argError(1, "new", "table expected, got " .. type(opts), 3) end
+  opts = opts or {}
+  local s = stores[self]
+  s.texture = checkTexture(opts.texture)
+  s.rect = checkRect(opts.rect)
+  s.color = checkColor(opts.color)
+  s.nearest = toBool(opts.nearest)
+end
+
+function Sprite:onAttach()
+  local s = stores[self]
+  if s.slot then R.itemDestroy(s.slot) end
+  s.slot = R.itemCreate(self.gameObject)
+  R.itemSet(s.slot, "mesh", tycho.mesh.quad())
+  R.itemSet(s.slot, "castShadows", false)
+  pushSprite(s)
+end
+Sprite.onDetach = freeItem
+Sprite.onDestroy = freeItem
+
+tycho.Sprite = Sprite
+
+-- ---------------------------------------------------------------------------------------
+-- Lights
+
+local function lightField(key, push)
+  return function(_, s, value)
+    value = push(s, key, value)
+    s[key] = value
+  end
+end
+
+local function pushColor(s, key, v)
+  local r, g, b = R.readColor(v, 3)
+  if not r then error(("light %s must be a colour {r, g, b} or a Vec3"):format(key), 4) end
+  if s.slot then R.lightSet(s.slot, key, r, g, b) end
+  return v
+end
+
+local function pushNumber(s, key, v)
+  if type(v) ~= "number" then error(("light %s must be a number, got %s"):format(key, type(v)), 4) end
+  if s.slot then R.lightSet(s.slot, key, v) end
+  return v
+end
+
+local function pushBool(s, key, v)
+  v = v and true or false
+  if s.slot then R.lightSet(s.slot, key, v) end
+  return v
+end
+
+local function pushDirection(s, key, v)
+  if v == nil then
+    if s.slot then R.lightSet(s.slot, key, nil) end
+    return nil
+  end
+  local x, y, z = readVec3(v)
+  if not x then error("light direction must be a Vec3 or {x, y, z}", 4) end
+  if s.slot then R.lightSet(s.slot, key, x, y, z) end
+  return v
+end
+
+local LIGHT_FIELDS = {
+  color = pushColor,
+  intensity = pushNumber,
+  range = pushNumber,
+  innerAngle = pushNumber,
+  outerAngle = pushNumber,
+  direction = pushDirection,
+  castShadows = pushBool,
+  enabled = pushBool,
+}
+
+local function lightClass(name, kind, defaults)
+  local fields = {}
+  for key, push in pairs(LIGHT_FIELDS) do fields[key] = lightField(key, push) end
+  local class = nativeClass(name, fields)
+  class.init = function(self, opts)
+    if opts ~= nil and type(opts) ~= "table" then argError(1, "new", "table expected, got " .. type(opts), 3) end
+    opts = opts or {}
+    local s = stores[self]
+    for key, push in pairs(LIGHT_FIELDS) do
+      local v = opts[key]
+      if v == nil then v = defaults[key] end
+      if v ~= nil or key == "direction" then s[key] = push(s, key, v) end
+    end
+    s.enabled = true
+  end
+  class.onAttach = function(self)
+    local s = stores[self]
+    if s.slot then R.lightDestroy(s.slot) end
+    s.slot = R.lightCreate(self.gameObject, kind)
+    for key, push in pairs(LIGHT_FIELDS) do
+      if s[key] ~= nil or key == "direction" then push(s, key, s[key]) end
+    end
+  end
+  local function free(self)
+    local s = stores[self]
+    if s and s.slot then
+      R.lightDestroy(s.slot)
+      s.slot = nil
+    end
+  end
+  class.onDetach = free
+  class.onDestroy = free
+  return class
+end
+
+---@class tycho.DirectionalLight: tycho.Component
+---@field direction tycho.Vec3Like|nil the way the light travels, world space; nil: the object's -Z
+---@field color number[]
+---@field intensity number
+---@field castShadows boolean
+---@field enabled boolean
+tycho.DirectionalLight = lightClass("DirectionalLight", "directional", {
+  color = { 1, 1, 1 },
+  intensity = 3,
+  castShadows = true,
+})
+
+---@class tycho.PointLight: tycho.Component
+---@field color number[]
+---@field intensity number
+---@field range number where the light reaches zero
+---@field enabled boolean
+tycho.PointLight = lightClass("PointLight", "point", {
+  color = { 1, 1, 1 },
+  intensity = 5,
+  range = 10,
+  castShadows = false,
+})
+
+---@class tycho.SpotLight: tycho.Component
+---@field color number[]
+---@field intensity number
+---@field range number
+---@field innerAngle number full cone, degrees
+---@field outerAngle number full cone, degrees
+---@field direction tycho.Vec3Like|nil world space; nil: the object's -Z
+---@field enabled boolean
+tycho.SpotLight = lightClass("SpotLight", "spot", {
+  color = { 1, 1, 1 },
+  intensity = 5,
+  range = 10,
+  innerAngle = 30,
+  outerAngle = 45,
+  castShadows = false,
+})
+
+tycho.features = require("tycho.render.features")
+tycho.presets = require("tycho.presets")
+
+return {
+  Camera = Camera,
+  MeshRenderer = MeshRenderer,
+  Sprite = Sprite,
+  DirectionalLight = tycho.DirectionalLight,
+  PointLight = tycho.PointLight,
+  SpotLight = tycho.SpotLight,
+}

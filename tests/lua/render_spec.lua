@@ -1,0 +1,302 @@
+-- tests/lua/render_spec.lua: meshes, materials, textures and the built-in render
+-- components (bindings/lua_render.c, scripts/tycho/render.lua), headless: what a frame
+-- buckets, as ../shared/API.md "Engine and rendering" states.
+
+local GameObject = tycho.GameObject
+local Engine = require("tycho.engine")
+
+-- A fresh engine and a frame's bucket counts: the default camera sits at the origin
+-- looking down -Z, so objects at z = -5 are in view.
+local function newEngine() return Engine.new({ headless = true, width = 64, height = 64 }) end
+
+local function counts(engine)
+  local b = engine:frame().buckets
+  return { opaque = b.opaque, transparent = b.transparent, shadow = b.shadow }
+end
+
+local function spawnAt(scene, name, z)
+  local go = scene:add(GameObject.new(name))
+  go.position = { 0, 0, z or -5 }
+  return go
+end
+
+local function tmpFile(contents, ext)
+  local path = os.tmpname() .. ext
+  local f = assert(io.open(path, "wb"))
+  f:write(contents)
+  f:close()
+  return path
+end
+
+describe("tycho.mesh", function()
+  it("builds the built-in shapes with their vertex and index counts", function()
+    local cube = tycho.mesh.cube()
+    assert.equals(24, cube.vertexCount)
+    assert.equals(36, cube.indexCount)
+    local quad = tycho.mesh.quad()
+    assert.equals(4, quad.vertexCount)
+    assert.equals(6, quad.indexCount)
+    local sphere = tycho.mesh.sphere(8, 4)
+    assert.is_true(sphere.vertexCount >= 8 * 3)
+    assert.equals(0, sphere.indexCount % 3)
+    assert.is_true(tycho.mesh.plane(4).indexCount > tycho.mesh.plane().indexCount)
+  end)
+
+  it("shares one mesh per shape and parameters", function()
+    assert.equals(tycho.mesh.cube(), tycho.mesh.cube())
+    assert.equals(tycho.mesh.sphere(8, 4), tycho.mesh.sphere(8, 4))
+    assert.are_not.equal(tycho.mesh.sphere(8, 4), tycho.mesh.sphere(9, 4))
+  end)
+
+  it("rejects bad shape arguments", function()
+    assert.has_error(function() tycho.mesh.sphere(2) end, "bad argument #1 to 'sphere' (segments must be in 3..1024)")
+    assert.has_error(function() tycho.mesh.plane("x") end, "bad argument #1 to 'plane'")
+  end)
+
+  it("loads an OBJ file", function()
+    local path = tmpFile("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", ".obj")
+    local mesh, ok = tycho.mesh.load(path)
+    os.remove(path)
+    assert.is_nil(ok)
+    assert.equals(3, mesh.indexCount)
+  end)
+
+  it("resolves a relative path against the game folder (package.path)", function()
+    local path = tmpFile("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n", ".obj")
+    local dir, name = path:match("^(.*)/([^/]*)$")
+    local saved = package.path
+    package.path = dir .. "/?.lua;" .. saved
+    local mesh, ok = tycho.mesh.load(name)
+    package.path = saved
+    os.remove(path)
+    assert.is_nil(ok)
+    assert.equals(6, mesh.indexCount)
+  end)
+
+  it("gives the placeholder, false and a message for a missing or bad file", function()
+    local mesh, ok, message = tycho.mesh.load("no/such/mesh.obj")
+    assert.equals(0, mesh.id, "the placeholder mesh")
+    assert.equals(24, mesh.vertexCount, "the placeholder is a cube")
+    assert.is_false(ok)
+    assert.matches("mesh.obj", message, 1, true)
+    local bad = tmpFile("f 1 2 9\n", ".obj")
+    local m2, ok2, message2 = tycho.mesh.load(bad)
+    os.remove(bad)
+    assert.equals(0, m2.id)
+    assert.is_false(ok2)
+    assert.is_string(message2)
+  end)
+end)
+
+describe("tycho.texture", function()
+  it("gives the placeholder, false and a message for a missing file", function()
+    local tex, ok, message = tycho.texture.load("no/such/texture.png")
+    assert.is_false(ok)
+    assert.matches("texture.png", message, 1, true)
+    assert.is_true(tex.width > 0 and tex.height > 0, "the placeholder is a real texture")
+  end)
+
+  it("makes a texture from pixels", function()
+    local tex = tycho.texture.new(2, 3, string.rep("\255\0\0\255", 6))
+    assert.equals(2, tex.width)
+    assert.equals(3, tex.height)
+    assert.has_error(function() tycho.texture.new(2, 2, "short") end)
+  end)
+end)
+
+describe("tycho.material", function()
+  it("starts from the defaults", function()
+    local m = tycho.material()
+    local c = m.baseColor
+    assert.same({ 1, 1, 1, 1 }, { c[1], c[2], c[3], c[4] })
+    assert.equals(0, m.metallic)
+    assert.equals(0.5, m.roughness)
+    assert.is_false(m.transparent)
+    assert.is_nil(m.texture)
+  end)
+
+  it("reads back what it was made with and what is written", function()
+    local tex = tycho.texture.new(1, 1)
+    local m = tycho.material({ baseColor = { 1, 0, 0 }, metallic = 1, roughness = 0.25, texture = tex, unlit = true })
+    assert.equals(1, m.baseColor.r)
+    assert.equals(0, m.baseColor.g)
+    assert.equals(1, m.baseColor.a, "alpha defaults to 1")
+    assert.equals(1, m.metallic)
+    assert.equals(0.25, m.roughness)
+    assert.equals(tex, m.texture)
+    assert.is_true(m.unlit)
+    m.baseColor = tycho.vec3(0, 0.5, 1)
+    assert.equals(0.5, m.baseColor.g)
+    m.baseColor = { r = 0.25, g = 0.5, b = 0.75, a = 0.5 }
+    assert.equals(0.5, m.baseColor[4])
+    m.transparent = true
+    assert.is_true(m.transparent)
+    m.texture = nil
+    assert.is_nil(m.texture)
+    m.emissive = { 2, 0, 0 }
+    assert.equals(2, m.emissive.r)
+  end)
+
+  it("raises on unknown fields and bad values", function()
+    assert.error_matches(function() tycho.material({ colour = { 1, 0, 0 } }) end,
+      "bad argument #1 to '[%w.]*material' %(unknown material field 'colour'%)")
+    assert.error_matches(function() tycho.material(5) end, "bad argument #1 to '[%w.]*material' %(table expected")
+    local m = tycho.material()
+    assert.has_error(function() m.shininess = 3 end, "Material has no field 'shininess'")
+    assert.has_error(function() m.metallic = "very" end)
+    assert.has_error(function() m.baseColor = "red" end)
+  end)
+end)
+
+describe("render components", function()
+  local engine, scene
+  before_each(function()
+    engine = newEngine()
+    scene = engine.scene
+  end)
+  after_each(function()
+    -- Objects outlive a dropped scene; destroy them so the next test's frame is empty.
+    for _, go in ipairs(scene.roots) do go:destroy() end
+    scene:update(0)
+  end)
+
+  it("MeshRenderer is a component everywhere: addComponent, getComponent, fields", function()
+    local go = spawnAt(scene, "box")
+    local mesh, material = tycho.mesh.cube(), tycho.material()
+    local mr = go:addComponent(tycho.MeshRenderer, mesh, material)
+    assert.equals(mr, go:getComponent(tycho.MeshRenderer))
+    assert.equals(go, mr.gameObject)
+    assert.equals(mesh, mr.mesh)
+    assert.equals(material, mr.material)
+    assert.is_true(mr.enabled)
+    assert.is_true(mr.castShadows)
+    local inst = tycho.MeshRenderer.new(mesh)
+    assert.equals(inst, go:addComponent(inst))
+    assert.equals(2, #go:getComponents(tycho.MeshRenderer))
+  end)
+
+  it("MeshRenderer.new checks its arguments", function()
+    assert.has_error(function() tycho.MeshRenderer.new("cube") end, "bad argument #1 to 'new' (Mesh expected, got string)")
+    assert.has_error(function() tycho.MeshRenderer.new(tycho.mesh.cube(), {}) end,
+      "bad argument #2 to 'new' (Material expected, got table)")
+    local mr = tycho.MeshRenderer.new(tycho.mesh.cube())
+    assert.has_error(function() mr.mesh = 3 end)
+  end)
+
+  it("buckets opaque, transparent and shadow casters", function()
+    local opaque, glass = tycho.material(), tycho.material({ transparent = true })
+    spawnAt(scene, "a"):addComponent(tycho.MeshRenderer, tycho.mesh.cube(), opaque)
+    spawnAt(scene, "b"):addComponent(tycho.MeshRenderer, tycho.mesh.cube(), opaque)
+    spawnAt(scene, "c"):addComponent(tycho.MeshRenderer, tycho.mesh.sphere(), glass)
+    local noShadow = spawnAt(scene, "d"):addComponent(tycho.MeshRenderer, tycho.mesh.cube(), opaque)
+    noShadow.castShadows = false
+    assert.same({ opaque = 3, transparent = 1, shadow = 2 }, counts(engine))
+  end)
+
+  it("writes reach the draw item: material, enabled", function()
+    local mr = spawnAt(scene, "a"):addComponent(tycho.MeshRenderer, tycho.mesh.cube(), tycho.material())
+    assert.equals(1, counts(engine).opaque)
+    mr.material = tycho.material({ transparent = true })
+    assert.same({ opaque = 0, transparent = 1, shadow = 0 }, counts(engine))
+    mr.enabled = false
+    assert.same({ opaque = 0, transparent = 0, shadow = 0 }, counts(engine))
+    mr.enabled = true
+    assert.equals(1, counts(engine).transparent)
+  end)
+
+  it("skips objects under a disabled parent and drops destroyed ones", function()
+    local parent = spawnAt(scene, "parent")
+    local child = GameObject.new("child")
+    parent:addChild(child)
+    child:addComponent(tycho.MeshRenderer, tycho.mesh.cube())
+    local other = spawnAt(scene, "other")
+    other:addComponent(tycho.MeshRenderer, tycho.mesh.cube())
+    scene:update(1 / 60)
+    assert.equals(2, counts(engine).opaque)
+    parent.enabled = false
+    assert.equals(1, counts(engine).opaque)
+    parent.enabled = true
+    local before = tycho._render.itemCount()
+    other:destroy()
+    scene:update(1 / 60)
+    assert.equals(1, counts(engine).opaque)
+    assert.equals(before - 1, tycho._render.itemCount(), "onDestroy frees the item")
+  end)
+
+  it("removeComponent frees the item; adding again makes a new one", function()
+    local go = spawnAt(scene, "a")
+    local mr = go:addComponent(tycho.MeshRenderer, tycho.mesh.cube())
+    local n = tycho._render.itemCount()
+    go:removeComponent(mr)
+    assert.equals(n - 1, tycho._render.itemCount())
+    assert.equals(0, counts(engine).opaque)
+    go:addComponent(mr)
+    assert.equals(1, counts(engine).opaque)
+  end)
+
+  it("Sprite draws a transparent quad and follows its fields", function()
+    local tex = tycho.texture.new(16, 16)
+    local go = spawnAt(scene, "ship")
+    local sprite = go:addComponent(tycho.Sprite, { texture = tex, rect = { 0, 0, 8, 8 }, color = { 1, 0, 0 } })
+    assert.equals(tex, sprite.texture)
+    assert.same({ 0, 0, 8, 8 }, sprite.rect)
+    assert.same({ opaque = 0, transparent = 1, shadow = 0 }, counts(engine))
+    sprite.enabled = false
+    assert.equals(0, counts(engine).transparent)
+    assert.has_error(function() sprite.rect = { 1, 2 } end)
+    assert.has_error(function() tycho.Sprite.new({ texture = "ship.png" }) end)
+  end)
+
+  it("lights register with the frame: the sun and point and spot lights", function()
+    local sun = scene:add(GameObject.new("sun"))
+    local light = sun:addComponent(tycho.DirectionalLight, { direction = { -1, -1, -1 }, intensity = 2 })
+    assert.equals(2, light.intensity)
+    assert.is_true(light.castShadows)
+    spawnAt(scene, "lamp"):addComponent(tycho.PointLight, { color = { 1, 0.5, 0 }, range = 4 })
+    spawnAt(scene, "spot"):addComponent(tycho.SpotLight, { innerAngle = 20, outerAngle = 30 })
+    local frame = engine:frame()
+    assert.is_true(frame.hasSun)
+    assert.equals(2, frame.lightCount)
+    light.enabled = false
+    assert.is_false(engine:frame().hasSun)
+    assert.has_error(function() light.intensity = "bright" end)
+    assert.has_error(function() tycho.PointLight.new({ color = "red" }) end)
+  end)
+
+  it("Camera: perspective and orthographic, found by scene:findCamera", function()
+    assert.is_nil(scene:findCamera())
+    local cam = scene:add(GameObject.new("cam"))
+    local c = cam:addComponent(tycho.Camera.perspective(70, 0.5, 200))
+    assert.equals(c, scene:findCamera())
+    assert.equals(70, c.fov)
+    assert.equals(0.5, c.near)
+    assert.is_false(c.orthographic)
+    local o = tycho.Camera.orthographic(10)
+    assert.is_true(o.orthographic)
+    assert.equals(10, o.size)
+    assert.has_error(function() tycho.Camera.perspective("wide") end)
+  end)
+
+  it("the frame uses the first Camera and culls what it cannot see", function()
+    local cam = scene:add(GameObject.new("cam"))
+    local camera = cam:addComponent(tycho.Camera.perspective(60, 0.1, 100))
+    spawnAt(scene, "ahead", -5):addComponent(tycho.MeshRenderer, tycho.mesh.cube())
+    spawnAt(scene, "behind", 5):addComponent(tycho.MeshRenderer, tycho.mesh.cube())
+    local frame = engine:frame()
+    assert.equals(camera, frame.camera)
+    assert.equals(1, frame.buckets.opaque)
+    assert.equals(1, frame.buckets.culled)
+    cam.rotation = tycho.quat.axisAngle(0, 1, 0, math.pi)
+    assert.equals(1, engine:frame().buckets.opaque)
+    assert.equals(64, frame.width)
+  end)
+end)
+
+describe("tycho.stats.render", function()
+  it("reports the last frame's counters", function()
+    local s = tycho.stats.render()
+    for _, k in ipairs({ "drawCalls", "draws", "instances", "triangles", "passes", "culledPasses", "cpuMs", "bucketMs" }) do
+      assert.is_number(s[k], k)
+    end
+  end)
+end)
