@@ -1,4 +1,12 @@
-/* engine/main.c: the tycho executable's three doors: `run`, `test` and (later) `serve`. */
+/* engine/main.c: the tycho executable's three doors: `run`, `test` and `serve`. `run`
+ * owns the frame loop: with a window it polls events into the input snapshot, steps the
+ * engine (which renders), takes the screenshot asked for and swaps; headless it paces
+ * itself at 60 Hz on the wall clock. */
+#if defined(__SANITIZE_ADDRESS__)
+#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
+#include <dlfcn.h>
+#include <link.h>
+#endif
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
@@ -6,6 +14,9 @@
 #include <time.h>
 
 #include "lua_host.h"
+#include "lua_input.h"  /* Required for: ty_lua_input */
+#include "lua_render.h" /* Required for: ty_lua_render_set_window */
+#include "platform/platform.h"
 #include "serve.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -16,12 +27,16 @@ static void on_signal(int sig) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: tycho run PATH [--headless] [--frames N] [--no-watch]\n"
+          "usage: tycho run PATH [--headless] [--frames N] [--screenshot FILE] [--no-watch]\n"
+          "                      [--width W --height H] [--dt SECONDS]\n"
           "       tycho test [PATH...]\n"
           "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] (tycho serve --help)\n"
           "       tycho version\n"
           "\n"
-          "  run    runs a game: PATH is a folder holding main.lua, or a .lua file\n"
+          "  run    runs a game: PATH is a folder holding main.lua, or a .lua file; in a window\n"
+          "         where there is a display, else through SDL's offscreen driver, else headless.\n"
+          "         --screenshot FILE writes a PNG after the last frame (the first without --frames);\n"
+          "         --dt gives every frame the same delta (reproducible images and benchmarks)\n"
           "  test   runs every *_spec.lua and *_test.lua under each PATH (default tests/)\n"
           "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules)\n");
 }
@@ -59,43 +74,165 @@ static bool resolve_game(const char *path, char *dir, size_t dirsz, char *main_l
   return true;
 }
 
-static int cmd_run(int argc, char **argv) {
-  const char *path = NULL;
-  long frames = -1;
-  bool headless = false;
+typedef struct run_opts {
+  const char *path;
+  const char *screenshot;
+  long frames; /* -1: until quit */
+  bool headless;
+  int width, height; /* 0: the window's default */
+  double dt;         /* > 0: every frame advances exactly this much */
+} run_opts;
+
+static bool parse_long(const char *opt, const char *text, long lo, long *out) {
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (*end || errno || v < lo) {
+    fprintf(stderr, "tycho run: %s needs a %s integer, got '%s'\n", opt, lo > 0 ? "positive" : "non-negative", text);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+/* Returns 0 when opts is filled, else the exit code. */
+static int parse_run(int argc, char **argv, run_opts *o) {
+  *o = (run_opts){.frames = -1};
   for (int i = 0; i < argc; i++) {
-    if (strcmp(argv[i], "--headless") == 0) headless = true;
-    else if (strcmp(argv[i], "--no-watch") == 0) continue; /* nothing watches files yet */
-    else if (strcmp(argv[i], "--frames") == 0 && i + 1 < argc) {
+    const char *a = argv[i];
+    bool has_value = i + 1 < argc;
+    long v;
+    if (strcmp(a, "--headless") == 0) o->headless = true;
+    else if (strcmp(a, "--no-watch") == 0) continue; /* nothing watches files yet */
+    else if (strcmp(a, "--frames") == 0 && has_value) {
+      if (!parse_long(a, argv[++i], 0, &o->frames)) return 2;
+    } else if ((strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0) && has_value) {
+      if (!parse_long(a, argv[++i], 1, &v) || v > 16384) return 2;
+      if (a[2] == 'w') o->width = (int)v;
+      else o->height = (int)v;
+    } else if (strcmp(a, "--screenshot") == 0 && has_value) {
+      o->screenshot = argv[++i];
+    } else if (strcmp(a, "--dt") == 0 && has_value) {
       char *end;
-      frames = strtol(argv[++i], &end, 10);
-      if (*end || frames < 0) {
-        fprintf(stderr, "tycho run: --frames needs a non-negative integer, got '%s'\n", argv[i]);
+      o->dt = strtod(argv[++i], &end);
+      if (*end || !(o->dt > 0 && o->dt < 10)) {
+        fprintf(stderr, "tycho run: --dt needs seconds in (0, 10), got '%s'\n", argv[i]);
         return 2;
       }
-    } else if (argv[i][0] == '-' ) {
-      fprintf(stderr, "tycho run: unknown option '%s'\n", argv[i]);
+    } else if (a[0] == '-') {
+      fprintf(stderr, "tycho run: unknown option '%s'%s\n", a, has_value ? "" : " (or its value is missing)");
       usage(stderr);
       return 2;
-    } else if (!path) path = argv[i];
+    } else if (!o->path) o->path = a;
     else {
-      fprintf(stderr, "tycho run: one game at a time ('%s' and '%s')\n", path, argv[i]);
+      fprintf(stderr, "tycho run: one game at a time ('%s' and '%s')\n", o->path, a);
       return 2;
     }
   }
-  if (!path) {
+  if (!o->path) {
     usage(stderr);
     return 2;
   }
-  if (!headless) {
-    fprintf(stderr, "tycho run: this build has no window or renderer yet; running headless\n");
-    headless = true;
+  if (o->headless && o->screenshot) {
+    fprintf(stderr, "tycho run: --screenshot needs rendering; drop --headless (SDL_VIDEODRIVER=offscreen renders with no display)\n");
+    return 2;
   }
+  return 0;
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+/* Sanitizer builds: Mesa unloads its driver (and the LLVM inside it) when SDL shuts EGL
+ * down, before LeakSanitizer looks at exit, so what the driver still held reads as leaks
+ * nobody can name. Pinning every library loaded once the context exists keeps the driver
+ * mapped and its memory reachable: the report shows only leaks of ours. */
+static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
+  (void)size, (void)user;
+  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  return 0;
+}
+static void pin_gl_driver(void) { dl_iterate_phdr(pin_library, NULL); }
+#else
+static void pin_gl_driver(void) {}
+#endif
+
+/* A window where there is a display; else, unless the user chose a video driver, one
+ * through SDL's offscreen driver (EGL); else NULL: the caller runs headless. */
+static ty_window *open_window(const run_opts *o) {
+  ty_window_desc desc = {.title = "tycho", .width = o->width, .height = o->height, .vsync = true};
+  ty_window *w = ty_window_create(&desc);
+  if (!w && ty_platform_has_gl() && !getenv("SDL_VIDEODRIVER")) {
+    setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    w = ty_window_create(&desc);
+    if (!w) unsetenv("SDL_VIDEODRIVER");
+  }
+  if (w) pin_gl_driver();
+  return w;
+}
+
+/* engine:method(...) with nargs arguments already pushed above the engine at index engine. */
+static bool call_engine(lua_State *L, int engine, const char *method, int nargs, int nresults) {
+  lua_getfield(L, engine, method);
+  if (!lua_isfunction(L, -1)) {
+    lua_pop(L, 1 + nargs);
+    fprintf(stderr, "tycho run: the engine has no %s method\n", method);
+    return false;
+  }
+  lua_insert(L, -1 - nargs);
+  lua_pushvalue(L, engine);
+  lua_insert(L, -1 - nargs);
+  return ty_host_call(L, nargs + 1, nresults, method);
+}
+
+static bool take_screenshot(lua_State *L, int engine, const char *path) {
+  lua_pushstring(L, path);
+  if (!call_engine(L, engine, "screenshot", 1, 2)) return false;
+  /* engine:screenshot answers true, or nil/false and a message (a Lua expected failure). */
+  bool ok = lua_toboolean(L, -2);
+  if (!ok) {
+    const char *why = lua_tostring(L, -1);
+    fprintf(stderr, "tycho run: screenshot %s failed%s%s\n", path, why ? ": " : "", why ? why : "");
+  }
+  lua_pop(L, 2);
+  return ok;
+}
+
+static int cmd_run(int argc, char **argv) {
+  run_opts o;
+  int code = parse_run(argc, argv, &o);
+  if (code) return code;
   char dir[4096], main_lua[4200];
-  if (!resolve_game(path, dir, sizeof dir, main_lua, sizeof main_lua)) return 1;
+  if (!resolve_game(o.path, dir, sizeof dir, main_lua, sizeof main_lua)) return 1;
+
+  ty_window *win = NULL;
+  if (!o.headless) {
+    win = open_window(&o);
+    if (!win && o.screenshot) {
+      fprintf(stderr, "tycho run: no window or GL 4.5 context here, so no --screenshot\n");
+      return 1;
+    }
+    if (!win) fprintf(stderr, "tycho run: no window or GL 4.5 context here; running headless\n");
+  }
+  bool headless = win == NULL;
 
   lua_State *L = ty_host_create(dir);
-  if (!L) return 1;
+  if (!L) {
+    ty_window_destroy(win);
+    return 1;
+  }
+  ty_input *in = ty_lua_input(L);
+  if (win) {
+    /* The renderer gets its device before the engine exists, so the engine (and
+     * main.lua) see a renderer that can draw. */
+    if (!ty_lua_render_set_window(L, win)) {
+      fprintf(stderr, "tycho run: no GL device on this window; running headless\n");
+      if (o.screenshot) goto fail;
+      ty_window_destroy(win);
+      win = NULL;
+      headless = true;
+    } else if (in) {
+      ty_window_attach_input(win, in);
+    }
+  }
   /* tycho.engine exists before main.lua runs, so the game builds its scene into it. */
   lua_getglobal(L, "require");
   lua_pushliteral(L, "tycho.engine");
@@ -121,28 +258,46 @@ static int cmd_run(int argc, char **argv) {
   signal(SIGTERM, on_signal);
   lua_getfield(L, engine, "step");
   int frame_fn = lua_gettop(L);
+  /* With a window and vsync the swap paces the loop. Headless, and offscreen with no end
+   * in sight, sleep to 60 Hz instead; offscreen with --frames runs flat out. */
+  bool paced = headless || (o.frames < 0 && strcmp(ty_platform_video_driver(), "offscreen") == 0);
   const double period = 1.0 / 60.0;
   /* The first frame advances one period so the first tick runs at once. */
   double last = ty_now() - period, next = ty_now();
-  for (long f = 0; (frames < 0 || f < frames) && !stop_requested; f++) {
-    sleep_until(next);
+  for (long f = 0; (o.frames < 0 || f < o.frames) && !stop_requested; f++) {
+    if (paced) {
+      sleep_until(next);
+      next += period;
+    }
     double now = ty_now();
-    next += period;
-    if (next < now - 0.25) next = now; /* fell far behind (a stall): don't sprint to catch up */
+    if (paced && next < now - 0.25) next = now; /* fell far behind (a stall): don't sprint to catch up */
+    if (win) {
+      /* The sample point: edges since the last frame close here, then this frame's
+       * events arrive. */
+      if (in) ty_input_begin_frame(in);
+      ty_window_poll(win, in);
+      if (ty_window_close_requested(win)) break;
+    }
     lua_pushvalue(L, frame_fn);
     lua_pushvalue(L, engine);
-    lua_pushnumber(L, now - last);
+    /* engine:step notes the frame time for the overlay and toggles it on F3. */
+    lua_pushnumber(L, o.dt > 0 ? o.dt : now - last);
     last = now;
     if (!ty_host_call(L, 2, 0, "frame")) goto fail;
+    bool last_frame = o.frames >= 0 ? f == o.frames - 1 : f == 0;
+    if (o.screenshot && last_frame && !take_screenshot(L, engine, o.screenshot)) goto fail;
+    if (win) ty_window_swap(win);
     lua_getfield(L, engine, "quitting");
     bool quit = lua_toboolean(L, -1);
     lua_pop(L, 1);
     if (quit) break;
   }
-  lua_close(L);
+  lua_close(L); /* the renderer frees its GPU resources while the context still exists */
+  ty_window_destroy(win);
   return 0;
 fail:
   lua_close(L);
+  ty_window_destroy(win);
   return 1;
 }
 
