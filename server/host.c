@@ -14,6 +14,7 @@
 
 #include "lua_host.h"
 #include "lua_json.h"
+#include "lua_storage.h"
 #include "net.h"
 
 #define HOOK_STEP 10000 /* instructions between two budget checks */
@@ -26,6 +27,7 @@ typedef struct module {
   lua_State *L;
   int table_ref; /* what the module returned */
   int host_ref;  /* the host object given to onStart */
+  int storage_ref; /* its WorldStorage once host.storage was first read, or LUA_NOREF */
   bool dead;     /* failed to load or passed a cap: gets no more calls */
   long long mem, mem_cap;
   bool mem_refused;
@@ -70,6 +72,7 @@ struct host {
   uint32_t ntimers, timers_cap;
   uint64_t next_timer;
   ty_json_limits limits;
+  const char *data_dir; /* --data: host.storage is DIR/worlds.sqlite */
   bool stopping;
 };
 
@@ -278,9 +281,40 @@ static int h_log(lua_State *L) {
   return 0;
 }
 
+/* Creates dir and its parents (mkdir -p); false with errno set when it cannot. */
+static bool make_dirs(const char *dir) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+    errno = ENAMETOOLONG;
+    return false;
+  }
+  for (char *p = buf + 1;; p++) {
+    if (*p != '/' && *p) continue;
+    char c = *p;
+    *p = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+    if (!c) return true;
+    *p = c;
+  }
+}
+
+/* host.storage: the module's own handle on DATA/worlds.sqlite, opened on first use so that
+ * modules that never store anything open nothing. Raises when the store cannot be opened. */
+static int push_storage(lua_State *L, module *m) {
+  if (m->storage_ref == LUA_NOREF) {
+    if (!make_dirs(m->h->data_dir))
+      return luaL_error(L, "host.storage: cannot create the data folder %s: %s", m->h->data_dir, strerror(errno));
+    lua_pushfstring(L, "%s/worlds.sqlite", m->h->data_dir);
+    if (!ty_storage_push_open(L, lua_tostring(L, -1))) return luaL_error(L, "host.storage: %s", lua_tostring(L, -1));
+    m->storage_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  }
+  lua_rawgeti(L, LUA_REGISTRYINDEX, m->storage_ref);
+  return 1;
+}
+
 static int h_index(lua_State *L) {
   const char *k = lua_tostring(L, 2);
-  if (k && strcmp(k, "storage") == 0) return 0; /* no storage yet: nil */
+  if (k && strcmp(k, "storage") == 0) return push_storage(L, module_of(L));
   if (k && strcmp(k, "name") == 0) {
     lua_pushstring(L, module_of(L)->name);
     return 1;
@@ -335,7 +369,7 @@ static void module_kill(module *m, const char *why) {
 
 static bool module_load(host *h, module *m, const char *dir, const char *file, long long mem_cap, long long step_cap) {
   m->h = h;
-  m->table_ref = m->host_ref = LUA_NOREF;
+  m->table_ref = m->host_ref = m->storage_ref = LUA_NOREF;
   m->mem_cap = mem_cap;
   m->step_cap = step_cap;
   m->L = ty_host_create(dir);
@@ -518,7 +552,7 @@ static void on_tick(void *user) {
 
 static void serve_usage(FILE *f) {
   fprintf(f,
-          "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data DIR]\n"
+          "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data data]\n"
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--ping SECS] [--no-watch]\n");
 }
@@ -538,7 +572,7 @@ static bool parse_size(const char *s, long long *out) {
 static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
 
 int cmd_serve(int argc, char **argv) {
-  const char *dir = "server/modules", *iface = "127.0.0.1";
+  const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data";
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
             max_steps = 100 * 1000 * 1000, ping = 20;
   for (int i = 0; i < argc; i++) {
@@ -559,6 +593,7 @@ int cmd_serve(int argc, char **argv) {
     else if ((strcmp(a, "--modules") == 0 || strcmp(a, "--host") == 0 || strcmp(a, "--data") == 0) && v) {
       if (a[2] == 'm') dir = v;
       else if (a[2] == 'h') iface = v;
+      else data_dir = v;
       i++;
       continue;
     } else {
@@ -577,7 +612,7 @@ int cmd_serve(int argc, char **argv) {
     return 2;
   }
 
-  host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}};
+  host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}, .data_dir = data_dir};
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "tycho serve: modules folder %s: %s\n", dir, strerror(errno));
@@ -637,6 +672,14 @@ int cmd_serve(int argc, char **argv) {
   fprintf(stderr, ")\n");
   ty_net_run(h.net);
   ty_net_destroy(h.net); /* closes what is left; on_close runs for each */
+  /* Last: onStop and every onClose may still have saved through host.storage. */
+  for (uint32_t i = 0; i < h.nmodules; i++) {
+    module *m = &h.modules[i];
+    if (m->storage_ref == LUA_NOREF) continue;
+    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->storage_ref);
+    ty_storage_close_at(m->L, -1);
+    lua_pop(m->L, 1);
+  }
   fprintf(stderr, "tycho serve: stopped\n");
 done:
   for (uint32_t i = 0; i < h.ntimers; i++) TY_FREE(h.timers[i]);

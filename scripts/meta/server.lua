@@ -36,7 +36,7 @@ function Timer:cancel() end
 ---What a module's onStart gets: one per module.
 ---@class tycho.Host
 ---@field name string the module's name (its file name without .lua)
----@field storage nil world storage: not wired into the host yet, always nil
+---@field storage tycho.WorldStorage this module's handle on `--data`/worlds.sqlite, opened on first read (raises when the store cannot be opened)
 local Host = {}
 
 ---Calls `fn()` every `seconds` (at least 0.001; the host checks timers every 10 ms) until the

@@ -9,6 +9,8 @@
 //   {"send":NAME, "bytes":N}          send N bytes (binary frame, all 0x61)
 //   {"send":NAME, "textBytes":N}      send N bytes of "a" as one text frame
 //   {"recv":NAME}                     print the next message: {"recv":NAME,"json":..} or {"recv":NAME,"binary":hex}
+//   {"recv":NAME, "t":"x"}            the next message whose t is "x", dropping the others before it
+//   {"drain":NAME, "ms":N}            everything that arrives within N ms: {"drained":NAME,"msgs":[json...]}
 //   {"closed":NAME}                   wait for the close: {"closed":NAME,"code":N,"reason":".."}
 //   {"close":NAME}                    close from the client side (1000)
 //   {"pause":NAME} / {"resume":NAME}  stop / restart reading the socket
@@ -71,9 +73,20 @@ async function main() {
       else if (s.textBytes !== undefined) c.ws.send('a'.repeat(s.textBytes));
     } else if (s.recv) {
       const c = conns[s.recv];
-      if (c.queue.length) out(c.queue.shift());
-      else if (c.closed) out({ recv: s.recv, closed: c.closed });
-      else out(await within(new Promise((r) => c.waiters.push(r)), i));
+      for (;;) {
+        let m;
+        if (c.queue.length) m = c.queue.shift();
+        else if (c.closed) m = { recv: s.recv, closed: c.closed };
+        else m = await within(new Promise((r) => c.waiters.push(r)), i);
+        if (s.t && m.json && m.json.t !== s.t) continue;
+        out(m);
+        break;
+      }
+    } else if (s.drain) {
+      const c = conns[s.drain];
+      await sleep(s.ms || 0);
+      const msgs = c.queue.splice(0).filter((m) => m.json).map((m) => m.json);
+      out({ drained: s.drain, msgs });
     } else if (s.closed) {
       const c = conns[s.closed];
       out(c.closed || (await within(new Promise((r) => c.closeWaiters.push(r)), i)));

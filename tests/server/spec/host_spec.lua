@@ -72,9 +72,9 @@ local function startServer(...)
   local base = os.tmpname()
   local server = {
     port = freePort(), log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
-    marker = base .. ".marker", base = base,
+    marker = base .. ".marker", base = base, data = base .. ".data",
   }
-  local args = { "--host", "127.0.0.1", "--port", tostring(server.port), "--modules", FIXTURES, ... }
+  local args = { "--host", "127.0.0.1", "--port", tostring(server.port), "--modules", FIXTURES, "--data", server.data, ... }
   for i, a in ipairs(args) do args[i] = shq(a) end
   os.execute(("( TYCHO_TEST_MARKER=%s %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
     :format(shq(server.marker), shq(tycho.executable), table.concat(args, " "), shq(server.log),
@@ -99,6 +99,7 @@ local function stopServer(server)
   end
   local log, marker = readFile(server.log) or "", readFile(server.marker) or ""
   for _, suffix in ipairs({ "", ".log", ".pid", ".exit", ".marker" }) do os.remove(server.base .. suffix) end
+  os.execute("rm -rf " .. shq(server.data))
   return code, log, marker
 end
 
@@ -249,14 +250,15 @@ describe("tycho serve", function()
     end)
   end)
 
-  it("runs host:every timers until they are cancelled; host.storage is nil for now", function()
+  it("runs host:every timers until they are cancelled; host.storage is the store in --data", function()
     withServer({}, function(s)
       local ev = client(s.port, {
         { open = "t", path = "/ticker" }, { recv = "t" }, { recv = "t" }, { recv = "t" },
         { sleep = 300 }, { send = "t", json = {} },
       })
-      assert.same({ t = "tick", n = 1, storage = "nil" }, ev[2].json)
-      assert.same({ t = "tick", n = 3, storage = "nil" }, ev[4].json)
+      assert.same({ t = "tick", n = 1, storage = "WorldStorage" }, ev[2].json)
+      assert.same({ t = "tick", n = 3, storage = "WorldStorage" }, ev[4].json)
+      assert.is_not_nil(readFile(s.data .. "/worlds.sqlite"), "host.storage made no " .. s.data .. "/worlds.sqlite")
       assert.equals(4, #ev) -- nothing after the cancel
     end)
   end)

@@ -1,0 +1,507 @@
+/* bindings/lua_storage.c: tycho.storage: open a world store, the WorldStorage type over
+ * engine/storage (save, load, list, delete, export, import, per-player records) and
+ * createSavedWorld with the seed's defaults. Expected failures are `nil, message`. */
+#include "lua_storage.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "storage/storage.h"
+
+#define WORLD_STORAGE "WorldStorage"
+
+typedef struct storage_box {
+  ty_storage *s; /* NULL once closed */
+} storage_box;
+
+static ty_storage *check_open(lua_State *L) {
+  storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
+  if (!b->s) luaL_error(L, "this WorldStorage is closed");
+  return b->s;
+}
+
+static int push_failure(lua_State *L, const char *err) {
+  lua_pushnil(L);
+  lua_pushstring(L, err);
+  return 2;
+}
+
+/* An integral double comes back as a Lua integer, so that 64 saved is 64 loaded. */
+static void push_number(lua_State *L, double v) {
+  if (v == floor(v) && fabs(v) < 9007199254740992.0) lua_pushinteger(L, (lua_Integer)v);
+  else lua_pushnumber(L, v);
+}
+
+/* ---- Lua -> C (argument arg; borrowed strings stay valid while the table is on the stack) ---- */
+
+static double field_number(lua_State *L, int arg, int t, const char *key, const char *where) {
+  lua_getfield(L, t, key);
+  if (lua_type(L, -1) != LUA_TNUMBER || !isfinite(lua_tonumber(L, -1)))
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s%s must be a finite number, got %s", where, key, luaL_typename(L, -1)));
+  double v = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+static const char *field_string(lua_State *L, int arg, int t, const char *key) {
+  lua_getfield(L, t, key);
+  if (lua_type(L, -1) != LUA_TSTRING)
+    luaL_argerror(L, arg, lua_pushfstring(L, "world.%s must be a string, got %s", key, luaL_typename(L, -1)));
+  const char *s = lua_tostring(L, -1);
+  lua_pop(L, 1); /* still referenced by the table */
+  return s;
+}
+
+/* The integer at idx; raises `bad argument` naming what[i].key (key may be NULL) otherwise. */
+static int32_t to_int32(lua_State *L, int arg, int idx, const char *what, lua_Integer i, const char *key) {
+  int isnum = 0;
+  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isnum) : 0;
+  if (!isnum || v < INT32_MIN || v > INT32_MAX) {
+    if (key) lua_pushfstring(L, "%s[%I].%s must be a 32-bit integer, got %s", what, i, key, luaL_typename(L, idx));
+    else lua_pushfstring(L, "%s[%I] must be a 32-bit integer, got %s", what, i, luaL_typename(L, idx));
+    luaL_argerror(L, arg, lua_tostring(L, -1));
+  }
+  return (int32_t)v;
+}
+
+static int32_t field_int32(lua_State *L, int arg, int t, const char *key, const char *what, lua_Integer i) {
+  lua_getfield(L, t, key);
+  int32_t v = to_int32(L, arg, lua_gettop(L), what, i, key);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Reads {stacks = {{blockType, count}...}, hotbar = {types...}} at t; arrays live in
+ * userdata left on the stack until the caller returns. */
+static void read_inventory(lua_State *L, int arg, int t, ty_storage_inventory *inv) {
+  memset(inv, 0, sizeof *inv);
+  if (lua_isnil(L, t)) return;
+  if (!lua_istable(L, t)) luaL_argerror(L, arg, "inventory must be a table {stacks = ..., hotbar = ...}");
+  t = lua_absindex(L, t);
+  inv->present = true;
+  if (lua_getfield(L, t, "stacks") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_argerror(L, arg, "inventory.stacks must be an array");
+    lua_Integer n = luaL_len(L, -1);
+    ty_storage_stack *s = lua_newuserdatauv(L, sizeof *s * (size_t)(n > 0 ? n : 1), 0);
+    lua_insert(L, -2);
+    for (lua_Integer i = 1; i <= n; i++) {
+      if (lua_geti(L, -1, i) != LUA_TTABLE) luaL_argerror(L, arg, lua_pushfstring(L, "inventory.stacks[%I] must be a table", i));
+      s[i - 1].block_type = field_int32(L, arg, lua_gettop(L), "blockType", "inventory.stacks", i);
+      s[i - 1].count = field_int32(L, arg, lua_gettop(L), "count", "inventory.stacks", i);
+      lua_pop(L, 1);
+    }
+    inv->stacks = s;
+    inv->nstacks = (uint32_t)n;
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, t, "hotbar") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_argerror(L, arg, "inventory.hotbar must be an array");
+    lua_Integer n = luaL_len(L, -1);
+    int32_t *h = lua_newuserdatauv(L, sizeof *h * (size_t)(n > 0 ? n : 1), 0);
+    lua_insert(L, -2);
+    for (lua_Integer i = 1; i <= n; i++) {
+      lua_geti(L, -1, i);
+      h[i - 1] = to_int32(L, arg, lua_gettop(L), "inventory.hotbar", i, NULL);
+      lua_pop(L, 1);
+    }
+    inv->hotbar = h;
+    inv->nhotbar = (uint32_t)n;
+  }
+  lua_pop(L, 1);
+}
+
+static void read_pose(lua_State *L, int arg, int t, const char *where, ty_storage_pose *p) {
+  p->x = field_number(L, arg, t, "x", where);
+  p->y = field_number(L, arg, t, "y", where);
+  p->z = field_number(L, arg, t, "z", where);
+  p->yaw = field_number(L, arg, t, "yaw", where);
+  p->pitch = field_number(L, arg, t, "pitch", where);
+}
+
+/* Reads the SavedWorld table at arg into w; raises `bad argument` on a wrong field. */
+static void read_world(lua_State *L, int arg, ty_storage_world *w) {
+  luaL_checktype(L, arg, LUA_TTABLE);
+  memset(w, 0, sizeof *w);
+  w->id = field_string(L, arg, arg, "id");
+  w->name = field_string(L, arg, arg, "name");
+  w->game_mode = field_string(L, arg, arg, "gameMode");
+  luaL_argcheck(L, w->id[0], arg, "world.id must not be empty");
+  lua_getfield(L, arg, "seed");
+  if (lua_type(L, -1) == LUA_TSTRING) w->seed = (ty_storage_seed){.kind = TY_STORAGE_SEED_TEXT, .text = lua_tostring(L, -1)};
+  else if (lua_isinteger(L, -1)) w->seed = (ty_storage_seed){.kind = TY_STORAGE_SEED_INTEGER, .integer = lua_tointeger(L, -1)};
+  else if (lua_type(L, -1) == LUA_TNUMBER && isfinite(lua_tonumber(L, -1)))
+    w->seed = (ty_storage_seed){.kind = TY_STORAGE_SEED_NUMBER, .number = lua_tonumber(L, -1)};
+  else luaL_argerror(L, arg, lua_pushfstring(L, "world.seed must be a number or a string, got %s", luaL_typename(L, -1)));
+  lua_pop(L, 1);
+  w->created_at = field_number(L, arg, arg, "createdAt", "world.");
+  w->last_played_at = field_number(L, arg, arg, "lastPlayedAt", "world.");
+  w->sun_angle = field_number(L, arg, arg, "sunAngle", "world.");
+  lua_getfield(L, arg, "version");
+  if (!lua_isinteger(L, -1)) luaL_argerror(L, arg, "world.version must be an integer");
+  w->version = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  if (lua_getfield(L, arg, "player") != LUA_TTABLE) luaL_argerror(L, arg, "world.player must be a table {x, y, z, yaw, pitch}");
+  read_pose(L, arg, lua_gettop(L), "world.player.", &w->player);
+  lua_pop(L, 1);
+  if (lua_getfield(L, arg, "moonPhase") != LUA_TNIL) {
+    w->has_moon_phase = true;
+    w->moon_phase = field_number(L, arg, arg, "moonPhase", "world.");
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, arg, "inventory");
+  read_inventory(L, arg, -1, &w->inventory); /* leaves its arrays under the inventory table */
+  if (lua_getfield(L, arg, "screenshot") != LUA_TNIL) {
+    size_t n;
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_argerror(L, arg, "world.screenshot must be a string of PNG bytes");
+    w->screenshot = (const unsigned char *)lua_tolstring(L, -1, &n);
+    w->screenshot_len = n;
+  }
+  lua_pop(L, 1);
+  if (lua_getfield(L, arg, "edits") != LUA_TNIL) {
+    if (!lua_istable(L, -1)) luaL_argerror(L, arg, "world.edits must be an array of {x, y, z, type}");
+    lua_Integer n = luaL_len(L, -1);
+    luaL_argcheck(L, n >= 0 && n <= INT32_MAX / 16, arg, "world.edits is too long");
+    ty_storage_edit *e = lua_newuserdatauv(L, sizeof *e * (size_t)(n > 0 ? n : 1), 0);
+    lua_insert(L, -2);
+    int t = lua_gettop(L);
+    for (lua_Integer i = 1; i <= n; i++) {
+      if (lua_geti(L, t, i) != LUA_TTABLE) luaL_argerror(L, arg, lua_pushfstring(L, "world.edits[%I] must be a table", i));
+      int et = lua_gettop(L);
+      e[i - 1].x = field_int32(L, arg, et, "x", "world.edits", i);
+      e[i - 1].y = field_int32(L, arg, et, "y", "world.edits", i);
+      e[i - 1].z = field_int32(L, arg, et, "z", "world.edits", i);
+      e[i - 1].type = field_int32(L, arg, et, "type", "world.edits", i);
+      lua_pop(L, 1);
+    }
+    w->edits = e;
+    w->nedits = (uint32_t)n;
+  }
+  lua_pop(L, 1);
+}
+
+/* ---- C -> Lua ---- */
+
+static void push_inventory(lua_State *L, const ty_storage_inventory *inv) {
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, (int)inv->nstacks, 0);
+  for (uint32_t i = 0; i < inv->nstacks; i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushinteger(L, inv->stacks[i].block_type);
+    lua_setfield(L, -2, "blockType");
+    lua_pushinteger(L, inv->stacks[i].count);
+    lua_setfield(L, -2, "count");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "stacks");
+  lua_createtable(L, (int)inv->nhotbar, 0);
+  for (uint32_t i = 0; i < inv->nhotbar; i++) {
+    lua_pushinteger(L, inv->hotbar[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "hotbar");
+}
+
+static void push_pose_fields(lua_State *L, const ty_storage_pose *p) {
+  push_number(L, p->x);
+  lua_setfield(L, -2, "x");
+  push_number(L, p->y);
+  lua_setfield(L, -2, "y");
+  push_number(L, p->z);
+  lua_setfield(L, -2, "z");
+  push_number(L, p->yaw);
+  lua_setfield(L, -2, "yaw");
+  push_number(L, p->pitch);
+  lua_setfield(L, -2, "pitch");
+}
+
+/* with_edits false (list): `edits` is left out and `editCount` says how many there are. */
+static void push_world(lua_State *L, const ty_storage_world *w, bool with_edits) {
+  lua_createtable(L, 0, 16);
+  lua_pushstring(L, w->id);
+  lua_setfield(L, -2, "id");
+  lua_pushstring(L, w->name);
+  lua_setfield(L, -2, "name");
+  if (w->seed.kind == TY_STORAGE_SEED_TEXT) lua_pushstring(L, w->seed.text ? w->seed.text : "");
+  else if (w->seed.kind == TY_STORAGE_SEED_INTEGER) lua_pushinteger(L, (lua_Integer)w->seed.integer);
+  else lua_pushnumber(L, w->seed.number);
+  lua_setfield(L, -2, "seed");
+  lua_pushstring(L, w->game_mode);
+  lua_setfield(L, -2, "gameMode");
+  push_number(L, w->created_at);
+  lua_setfield(L, -2, "createdAt");
+  push_number(L, w->last_played_at);
+  lua_setfield(L, -2, "lastPlayedAt");
+  lua_createtable(L, 0, 5);
+  push_pose_fields(L, &w->player);
+  lua_setfield(L, -2, "player");
+  push_number(L, w->sun_angle);
+  lua_setfield(L, -2, "sunAngle");
+  if (w->has_moon_phase) {
+    push_number(L, w->moon_phase);
+    lua_setfield(L, -2, "moonPhase");
+  }
+  if (w->inventory.present) {
+    push_inventory(L, &w->inventory);
+    lua_setfield(L, -2, "inventory");
+  }
+  if (w->screenshot) {
+    lua_pushlstring(L, (const char *)w->screenshot, w->screenshot_len);
+    lua_setfield(L, -2, "screenshot");
+  }
+  lua_pushinteger(L, (lua_Integer)w->version);
+  lua_setfield(L, -2, "version");
+  if (with_edits) {
+    lua_createtable(L, (int)w->nedits, 0);
+    for (uint32_t i = 0; i < w->nedits; i++) {
+      lua_createtable(L, 0, 4);
+      lua_pushinteger(L, w->edits[i].x);
+      lua_setfield(L, -2, "x");
+      lua_pushinteger(L, w->edits[i].y);
+      lua_setfield(L, -2, "y");
+      lua_pushinteger(L, w->edits[i].z);
+      lua_setfield(L, -2, "z");
+      lua_pushinteger(L, w->edits[i].type);
+      lua_setfield(L, -2, "type");
+      lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "edits");
+  } else {
+    lua_pushinteger(L, w->nedits);
+    lua_setfield(L, -2, "editCount");
+  }
+}
+
+/* ---- WorldStorage ---- */
+
+/* storage:save(world) -> true, or nil, message */
+static int ws_save(lua_State *L) {
+  ty_storage *s = check_open(L);
+  ty_storage_world w;
+  read_world(L, 2, &w);
+  char err[512];
+  if (ty_storage_save(s, &w, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:load(id) -> world, or nil (no such world), or nil, message */
+static int ws_load(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *id = luaL_checkstring(L, 2);
+  ty_storage_world w;
+  char err[512];
+  ty_storage_status st = ty_storage_load(s, id, &w, err, sizeof err);
+  if (st == TY_STORAGE_MISSING) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
+  push_world(L, &w, true);
+  ty_storage_world_free(&w);
+  return 1;
+}
+
+/* storage:list() -> array of worlds (no edits; editCount), most recently played first */
+static int ws_list(lua_State *L) {
+  ty_storage *s = check_open(L);
+  ty_storage_world *worlds;
+  uint32_t n;
+  char err[512];
+  if (ty_storage_list(s, &worlds, &n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    push_world(L, &worlds[i], false);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  ty_storage_worlds_free(worlds, n);
+  return 1;
+}
+
+/* storage:delete(id) -> true (deleted) or false (no such world), or nil, message */
+static int ws_delete(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char err[512];
+  ty_storage_status st = ty_storage_delete(s, luaL_checkstring(L, 2), err, sizeof err);
+  if (st == TY_STORAGE_FAILED) return push_failure(L, err);
+  lua_pushboolean(L, st == TY_STORAGE_OK);
+  return 1;
+}
+
+static int ws_close(lua_State *L) {
+  storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
+  ty_storage_close(b->s);
+  b->s = NULL;
+  return 0;
+}
+
+/* storage:exportWorld(id, path) -> true, or nil, message */
+static int ws_export(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *id = luaL_checkstring(L, 2), *path = luaL_checkstring(L, 3);
+  char err[512];
+  if (ty_storage_export(s, id, path, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:importWorld(path) -> id, or nil, message */
+static int ws_import(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char id[TY_STORAGE_ID_SIZE], err[512];
+  if (ty_storage_import(s, luaL_checkstring(L, 2), id, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushstring(L, id);
+  return 1;
+}
+
+/* storage:savePlayer(worldId, playerKey, {x, y, z, yaw, pitch, inventory?}) -> true, or nil, message */
+static int ws_save_player(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *world = luaL_checkstring(L, 2), *key = luaL_checkstring(L, 3);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  ty_storage_player p;
+  memset(&p, 0, sizeof p);
+  read_pose(L, 4, 4, "record.", &p.pose);
+  lua_getfield(L, 4, "inventory");
+  read_inventory(L, 4, -1, &p.inventory);
+  char err[512];
+  if (ty_storage_save_player(s, world, key, &p, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:loadPlayer(worldId, playerKey) -> record, or nil (none), or nil, message */
+static int ws_load_player(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *world = luaL_checkstring(L, 2), *key = luaL_checkstring(L, 3);
+  ty_storage_player p;
+  char err[512];
+  ty_storage_status st = ty_storage_load_player(s, world, key, &p, err, sizeof err);
+  if (st == TY_STORAGE_MISSING) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
+  lua_createtable(L, 0, 6);
+  push_pose_fields(L, &p.pose);
+  if (p.inventory.present) {
+    push_inventory(L, &p.inventory);
+    lua_setfield(L, -2, "inventory");
+  }
+  ty_storage_player_free(&p);
+  return 1;
+}
+
+static int ws_tostring(lua_State *L) {
+  storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
+  lua_pushstring(L, b->s ? "WorldStorage" : "WorldStorage (closed)");
+  return 1;
+}
+
+bool ty_storage_push_open(lua_State *L, const char *path) {
+  char err[512];
+  ty_storage *s = ty_storage_open(path, err, sizeof err);
+  if (!s) {
+    push_failure(L, err);
+    return false;
+  }
+  storage_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->s = s;
+  luaL_setmetatable(L, WORLD_STORAGE);
+  return true;
+}
+
+void ty_storage_close_at(lua_State *L, int idx) {
+  storage_box *b = luaL_testudata(L, idx, WORLD_STORAGE);
+  if (b && b->s) {
+    ty_storage_close(b->s);
+    b->s = NULL;
+  }
+}
+
+/* Creates every folder along path's parent (mkdir -p). */
+static void make_parents(char *path) {
+  for (char *p = path + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    mkdir(path, 0755);
+    *p = '/';
+  }
+}
+
+/* tycho.storage.open([path]) -> WorldStorage, or nil, message. The default is the user's
+ * data folder: $XDG_DATA_HOME/tycho/worlds.sqlite (~/.local/share/tycho/worlds.sqlite). */
+static int st_open(lua_State *L) {
+  const char *path = luaL_optstring(L, 1, NULL);
+  if (!path) {
+    const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (xdg && *xdg) lua_pushfstring(L, "%s/tycho/worlds.sqlite", xdg);
+    else if (home && *home) lua_pushfstring(L, "%s/.local/share/tycho/worlds.sqlite", home);
+    else lua_pushliteral(L, "worlds.sqlite");
+    char buf[PATH_MAX];
+    snprintf(buf, sizeof buf, "%s", lua_tostring(L, -1));
+    make_parents(buf);
+    path = lua_tostring(L, -1);
+  }
+  return ty_storage_push_open(L, path) ? 1 : 2;
+}
+
+/* tycho.storage.createSavedWorld(name, seed [, gameMode]) -> a world with the seed's defaults */
+static int st_create(lua_State *L) {
+  luaL_checkstring(L, 1);
+  int seed_type = lua_type(L, 2);
+  luaL_argexpected(L, seed_type == LUA_TNUMBER || seed_type == LUA_TSTRING, 2, "number or string");
+  const char *mode = luaL_optstring(L, 3, "creative");
+  char id[TY_STORAGE_ID_SIZE];
+  ty_storage_new_id(id);
+  double now = ty_storage_now_ms();
+  lua_createtable(L, 0, 12);
+  lua_pushstring(L, id);
+  lua_setfield(L, -2, "id");
+  lua_pushvalue(L, 1);
+  lua_setfield(L, -2, "name");
+  lua_pushvalue(L, 2);
+  lua_setfield(L, -2, "seed");
+  lua_pushstring(L, mode);
+  lua_setfield(L, -2, "gameMode");
+  push_number(L, now);
+  lua_setfield(L, -2, "createdAt");
+  push_number(L, now);
+  lua_setfield(L, -2, "lastPlayedAt");
+  lua_newtable(L);
+  lua_setfield(L, -2, "edits");
+  lua_createtable(L, 0, 5);
+  push_pose_fields(L, &(ty_storage_pose){64, 80, 64, 0, 0});
+  lua_setfield(L, -2, "player");
+  lua_pushnumber(L, 3.14159265358979323846 * 0.3);
+  lua_setfield(L, -2, "sunAngle");
+  lua_pushinteger(L, TY_STORAGE_FORMAT_VERSION);
+  lua_setfield(L, -2, "version");
+  return 1;
+}
+
+void ty_open_storage(lua_State *L) {
+  static const luaL_Reg methods[] = {
+      {"save", ws_save},           {"load", ws_load},           {"list", ws_list},
+      {"delete", ws_delete},       {"close", ws_close},         {"exportWorld", ws_export},
+      {"importWorld", ws_import},  {"savePlayer", ws_save_player}, {"loadPlayer", ws_load_player},
+      {NULL, NULL}};
+  luaL_newmetatable(L, WORLD_STORAGE);
+  luaL_newlib(L, methods);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ws_close);
+  lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, ws_close);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, ws_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
+
+  static const luaL_Reg fns[] = {{"open", st_open}, {"createSavedWorld", st_create}, {NULL, NULL}};
+  luaL_newlib(L, fns);
+  lua_pushinteger(L, TY_STORAGE_FORMAT_VERSION);
+  lua_setfield(L, -2, "CURRENT_FORMAT_VERSION");
+  lua_setfield(L, -2, "storage");
+}

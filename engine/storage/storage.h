@@ -1,0 +1,132 @@
+/* engine/storage/storage.h: the world store: saved worlds, their edit logs and per-player
+ * records in one sqlite file (WAL, one transaction per save), plus a world's export to and
+ * import from the seed's JSON shape, written atomically. Used by tycho.storage and the game
+ * host alike. Every call runs on the caller's thread; one ty_storage per thread. */
+#ifndef TY_STORAGE_H
+#define TY_STORAGE_H
+
+#include "common.h"
+
+/* The SavedWorld record format this build writes; newer records are refused, older ones
+ * are upgraded when loaded. */
+#define TY_STORAGE_FORMAT_VERSION 2
+/* The sqlite schema (PRAGMA user_version) this build migrates every store to on open. */
+#define TY_STORAGE_SCHEMA_VERSION 2
+/* Room for a world id: 32 hex digits and the NUL. */
+#define TY_STORAGE_ID_SIZE 33
+
+typedef struct ty_storage ty_storage;
+
+typedef enum ty_storage_status {
+  TY_STORAGE_OK = 0,
+  TY_STORAGE_MISSING, /* no such world or player record */
+  TY_STORAGE_FAILED,  /* refused or failed: the message says why, nothing was changed */
+} ty_storage_status;
+
+typedef enum ty_storage_seed_kind {
+  TY_STORAGE_SEED_INTEGER = 0,
+  TY_STORAGE_SEED_NUMBER,
+  TY_STORAGE_SEED_TEXT,
+} ty_storage_seed_kind;
+
+/* A seed is kept as given: an integer, a float or a string. */
+typedef struct ty_storage_seed {
+  ty_storage_seed_kind kind;
+  int64_t integer;
+  double number;
+  const char *text;
+} ty_storage_seed;
+
+/* One block change; type 0 is air (a broken block). */
+typedef struct ty_storage_edit {
+  int32_t x, y, z, type;
+} ty_storage_edit;
+
+typedef struct ty_storage_stack {
+  int32_t block_type, count;
+} ty_storage_stack;
+
+typedef struct ty_storage_inventory {
+  bool present;
+  const ty_storage_stack *stacks;
+  uint32_t nstacks;
+  const int32_t *hotbar;
+  uint32_t nhotbar;
+} ty_storage_inventory;
+
+typedef struct ty_storage_pose {
+  double x, y, z, yaw, pitch;
+} ty_storage_pose;
+
+/* The SavedWorld record of the Lua API. In a world given to ty_storage_save every pointer is
+ * borrowed; a world filled by load/list/import owns them: free it with ty_storage_world_free. */
+typedef struct ty_storage_world {
+  const char *id, *name, *game_mode;
+  ty_storage_seed seed;
+  double created_at, last_played_at; /* milliseconds since 1970, as the seed's Date.now() */
+  ty_storage_pose player;
+  double sun_angle;
+  bool has_moon_phase;
+  double moon_phase;
+  ty_storage_inventory inventory;
+  const unsigned char *screenshot; /* PNG bytes, NULL when none */
+  size_t screenshot_len;
+  int64_t version;
+  const ty_storage_edit *edits;
+  uint32_t nedits;
+} ty_storage_world;
+
+/* A server's record of one player in one world. */
+typedef struct ty_storage_player {
+  ty_storage_pose pose;
+  ty_storage_inventory inventory;
+} ty_storage_player;
+
+/* Opens (creating when absent) the store at path, ":memory:" for a private one, and applies
+ * the schema migrations. NULL with a message in err when the file is not a tycho store, is
+ * damaged, or was written by a newer tycho; such a file is left as it was. */
+ty_storage *ty_storage_open(const char *path, char *err, size_t errsz);
+void ty_storage_close(ty_storage *s);
+
+/* Stores every field of w in one transaction, replacing the world with the same id. Later
+ * edits of the same block replace earlier ones. Refuses a record newer than this build's. */
+ty_storage_status ty_storage_save(ty_storage *s, const ty_storage_world *w, char *err, size_t errsz);
+/* Fills *out (owned: ty_storage_world_free) on TY_STORAGE_OK. */
+ty_storage_status ty_storage_load(ty_storage *s, const char *id, ty_storage_world *out, char *err, size_t errsz);
+/* Every world, most recently played first, without edit logs (nedits counts them).
+ * *out is owned: ty_storage_worlds_free(*out, *n). */
+ty_storage_status ty_storage_list(ty_storage *s, ty_storage_world **out, uint32_t *n, char *err, size_t errsz);
+/* Removes the world, its edit log and its player records. */
+ty_storage_status ty_storage_delete(ty_storage *s, const char *id, char *err, size_t errsz);
+
+ty_storage_status ty_storage_save_player(ty_storage *s, const char *world_id, const char *player_key,
+                                         const ty_storage_player *p, char *err, size_t errsz);
+/* Fills *out (owned: ty_storage_player_free) on TY_STORAGE_OK. */
+ty_storage_status ty_storage_load_player(ty_storage *s, const char *world_id, const char *player_key,
+                                         ty_storage_player *out, char *err, size_t errsz);
+
+/* Writes the world as the seed's JSON (SavedWorld; the screenshot as a data: URL) to path:
+ * a temporary file beside it, fsync, rename over path, fsync of the folder. */
+ty_storage_status ty_storage_export(ty_storage *s, const char *id, const char *path, char *err, size_t errsz);
+/* Reads such a file and saves the world. A world whose id is already stored gets a fresh
+ * id, so an import never overwrites one; the id used is written to id_out. */
+ty_storage_status ty_storage_import(ty_storage *s, const char *path, char id_out[TY_STORAGE_ID_SIZE], char *err,
+                                    size_t errsz);
+
+/* Parses the seed's JSON shape into *out (owned). Records of an older format are upgraded;
+ * newer ones refused. */
+ty_storage_status ty_storage_world_from_json(const char *text, size_t len, ty_storage_world *out, char *err,
+                                             size_t errsz);
+/* The JSON text of w; owned by the caller (free()), NULL when out of memory. */
+char *ty_storage_world_to_json(const ty_storage_world *w);
+
+void ty_storage_world_free(ty_storage_world *w);
+void ty_storage_worlds_free(ty_storage_world *worlds, uint32_t n);
+void ty_storage_player_free(ty_storage_player *p);
+
+/* A fresh world id: 32 random hex digits. */
+void ty_storage_new_id(char out[TY_STORAGE_ID_SIZE]);
+/* Now, in milliseconds since 1970 (what createdAt and lastPlayedAt hold). */
+double ty_storage_now_ms(void);
+
+#endif

@@ -1,0 +1,117 @@
+---@meta tycho.storage
+-- scripts/meta/storage.lua: LuaLS annotations for tycho.storage (bindings/lua_storage.c over
+-- engine/storage). Never loaded at run time; scripts/docs/storage.md describes it.
+
+---@class tycho.Edit
+---@field x integer
+---@field y integer
+---@field z integer
+---@field type integer block type; 0 is air (a broken block)
+
+---@class tycho.Inventory
+---@field stacks {blockType: integer, count: integer}[]
+---@field hotbar integer[] 9 block types (0 for an empty slot)
+
+---@class tycho.PlayerPose
+---@field x number
+---@field y number
+---@field z number
+---@field yaw number
+---@field pitch number
+
+---@class tycho.SavedWorld
+---@field id string unique
+---@field name string
+---@field seed number|string kept as given
+---@field gameMode string "creative" or "survival"
+---@field createdAt number milliseconds since 1970
+---@field lastPlayedAt number milliseconds since 1970
+---@field edits tycho.Edit[] the edit log (absent in list(): see editCount)
+---@field editCount? integer only in list()
+---@field player tycho.PlayerPose
+---@field sunAngle number
+---@field moonPhase? number
+---@field inventory? tycho.Inventory
+---@field screenshot? string PNG bytes
+---@field version integer record format version
+
+---A server's record of one player in one world.
+---@class tycho.PlayerRecord: tycho.PlayerPose
+---@field inventory? tycho.Inventory
+
+---@class tycho.WorldStorage
+local WorldStorage = {}
+
+---Stores every field as given (lastPlayedAt included), replacing the world with the same id,
+---in one transaction. Later edits of the same block replace earlier ones.
+---@param world tycho.SavedWorld
+---@return true|nil ok
+---@return string? message a record newer than CURRENT_FORMAT_VERSION, or a write failure
+function WorldStorage:save(world) end
+
+---@param id string
+---@return tycho.SavedWorld|nil world nil when there is no such world
+---@return string? message when it could not be read
+function WorldStorage:load(id) end
+
+---Every world without its edit log (editCount instead), most recently played first.
+---@return tycho.SavedWorld[]|nil
+---@return string? message
+function WorldStorage:list() end
+
+---Removes the world with its edit log and player records.
+---@param id string
+---@return boolean|nil deleted false when there was no such world
+---@return string? message
+function WorldStorage:delete(id) end
+
+---Closes the store; any further call raises.
+function WorldStorage:close() end
+
+---Writes the world as JSON (the SavedWorld shape; the screenshot as a data: URL) atomically:
+---a temporary file, fsync, rename over path, fsync of the folder.
+---@param id string
+---@param path string
+---@return true|nil ok
+---@return string? message
+function WorldStorage:exportWorld(id, path) end
+
+---Reads such a JSON file and saves the world; a world whose id is already stored gets a
+---fresh id, so an import never overwrites one.
+---@param path string
+---@return string|nil id the id it was stored under
+---@return string? message
+function WorldStorage:importWorld(path) end
+
+---@param worldId string an existing world
+---@param playerKey string
+---@param record tycho.PlayerRecord
+---@return true|nil ok
+---@return string? message
+function WorldStorage:savePlayer(worldId, playerKey, record) end
+
+---@param worldId string
+---@param playerKey string
+---@return tycho.PlayerRecord|nil record nil when none was saved
+---@return string? message
+function WorldStorage:loadPlayer(worldId, playerKey) end
+
+---@class tycho.storage
+---@field CURRENT_FORMAT_VERSION integer
+tycho.storage = {}
+
+---Opens (creating when absent) a world store; the default path is
+---$XDG_DATA_HOME/tycho/worlds.sqlite (~/.local/share/tycho/worlds.sqlite). ":memory:" is a
+---private one. Several handles may open one file.
+---@param path? string
+---@return tycho.WorldStorage|nil storage
+---@return string? message the file is not a tycho store, is damaged or is newer; it is left untouched
+function tycho.storage.open(path) end
+
+---A world with the seed's defaults: a unique id, gameMode "creative", createdAt = lastPlayedAt
+---= now, no edits, player at (64, 80, 64), sunAngle = math.pi * 0.3, the current version.
+---@param name string
+---@param seed number|string
+---@param gameMode? string
+---@return tycho.SavedWorld
+function tycho.storage.createSavedWorld(name, seed, gameMode) end

@@ -1,0 +1,390 @@
+-- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
+-- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
+-- create_world, join_world), one Room per world loaded lazily from host.storage on its first
+-- join, validated transforms (coalesced, 15 Hz), block edits (applied and broadcast at once),
+-- chat and inventories. Worlds and per-player records (keyed by playerKey) are saved every
+-- 5 s when dirty, when a world's last player leaves, and in onStop.
+local Room = require("tycho.server.room")
+
+local PROTOCOL_VERSION = 1
+local SAVE_INTERVAL = 5          -- seconds between saves of dirty worlds and players
+local TRANSFORM_INTERVAL = 1 / 15 -- player_transform fan-out
+local REACH = 8                  -- blocks from the player's last position to an edited block's centre
+local GROUND_LEVEL = 64          -- the server does not generate terrain: cells at or below count as solid
+local MIN_Y, MAX_Y = 0, 255      -- world height
+local MAX_XZ = 1 << 24           -- horizontal bound (|x|, |z|)
+local MAX_BLOCK_TYPE = 255
+local EDIT_RATE, EDIT_BURST = 20, 20 -- block edits per second per player (token bucket)
+local CHAT_RATE, CHAT_BURST = 2, 5
+local MAX_CHAT = 256
+local MAX_NAME = 32
+local MAX_WORLD_NAME = 64
+local MAX_STACKS, MAX_STACK_COUNT, HOTBAR_SLOTS = 36, 64, 9
+local GAME_MODES = { creative = true, survival = true }
+
+local host
+local storage
+local rooms = {}   -- worldId -> room
+local clients = {} -- session id -> client
+local lobby = Room.new() -- clients that said hello and are in no world
+
+local function nowMs()
+  return os.time() * 1000
+end
+
+local function refuse(client, code, message)
+  client.session:send({ t = "error", code = code, message = message })
+end
+
+local function isFiniteNumber(v)
+  return math.type(v) ~= nil and v == v and v ~= math.huge and v ~= -math.huge
+end
+
+-- An integer, or an integral float (JSON `1.0`), as an integer; nil otherwise.
+local function toInteger(v)
+  return math.type(v) and math.tointeger(v) or nil
+end
+
+local function blockKey(x, y, z)
+  return ((x + MAX_XZ) * 256 + y) * (1 << 26) + (z + MAX_XZ)
+end
+
+-- A token bucket: true when one more event fits in `rate` per second with bursts of `burst`.
+local function take(bucket, rate, burst)
+  local now = tycho.now()
+  bucket.tokens = math.min(burst, bucket.tokens + (now - bucket.at) * rate)
+  bucket.at = now
+  if bucket.tokens < 1 then return false end
+  bucket.tokens = bucket.tokens - 1
+  return true
+end
+
+local function newBucket(burst) return { tokens = burst, at = tycho.now() } end
+
+-- ---- worlds and rooms ----
+
+local function worldSummary(world, online)
+  return {
+    id = world.id, name = world.name, seed = world.seed, gameMode = world.gameMode,
+    createdAt = world.createdAt, lastPlayedAt = world.lastPlayedAt,
+    editCount = world.editCount or (world.edits and #world.edits) or 0, online = online or 0,
+  }
+end
+
+local function worldList()
+  local worlds = {}
+  local listed = storage:list()
+  for _, w in ipairs(listed or {}) do
+    local room = rooms[w.id]
+    -- A loaded world is newer in memory than on disk.
+    worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.members.count or 0)
+  end
+  return { t = "world_list", worlds = worlds }
+end
+
+local function saveRoom(room)
+  if not room.dirty then return true end
+  local ok, err = storage:save(room.world)
+  if not ok then
+    host:log("saving world " .. room.world.id .. " failed: " .. tostring(err))
+    return false
+  end
+  room.dirty = false
+  return true
+end
+
+local function savePlayer(room, player)
+  if not player.dirty then return end
+  local record = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch,
+    inventory = player.inventory }
+  local ok, err = storage:savePlayer(room.world.id, player.key, record)
+  if ok then player.dirty = false
+  else host:log("saving player " .. player.key .. " failed: " .. tostring(err)) end
+end
+
+local function loadRoom(worldId)
+  local room = rooms[worldId]
+  if room then return room end
+  local world, err = storage:load(worldId)
+  if not world then return nil, err end
+  room = { world = world, members = Room.new(), players = {}, blocks = {}, dirty = false }
+  for i, e in ipairs(world.edits) do room.blocks[blockKey(e.x, e.y, e.z)] = i end
+  rooms[worldId] = room
+  return room
+end
+
+-- The type at a cell as far as the server knows: the edit log, else solid at or below ground.
+local function isSolid(room, x, y, z)
+  local i = room.blocks[blockKey(x, y, z)]
+  if i then return room.world.edits[i].type ~= 0 end
+  return y <= GROUND_LEVEL and y >= MIN_Y
+end
+
+local function applyEdit(room, x, y, z, type)
+  local key = blockKey(x, y, z)
+  local edits = room.world.edits
+  local i = room.blocks[key]
+  if i then
+    edits[i].type = type
+  else
+    edits[#edits + 1] = { x = x, y = y, z = z, type = type }
+    room.blocks[key] = #edits
+  end
+  room.dirty = true
+end
+
+local function playerInfo(p)
+  return { playerId = p.id, name = p.name, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
+end
+
+-- ---- leaving ----
+
+local function leaveWorld(client)
+  local room = client.room
+  if not room then return end
+  local player = room.players[client.session.id]
+  room.members:remove(client.session.id)
+  room.players[client.session.id] = nil
+  client.room, client.player = nil, nil
+  if player then
+    savePlayer(room, player)
+    room.members:broadcast({ t = "player_leave", playerId = player.id })
+  end
+  if room.members.count == 0 then
+    saveRoom(room)
+    if not room.dirty then rooms[room.world.id] = nil end -- keep it when the save failed
+  end
+end
+
+-- ---- handlers ----
+
+local handlers = {}
+
+function handlers.list_worlds(client)
+  client.session:send(worldList())
+end
+
+function handlers.create_world(client, msg)
+  local name, seed, mode = msg.name, msg.seed, msg.gameMode or "creative"
+  if type(name) ~= "string" or #name < 1 or #name > MAX_WORLD_NAME then
+    return refuse(client, "bad_world", "name must be a string of 1.." .. MAX_WORLD_NAME .. " bytes")
+  end
+  if not ((type(seed) == "string" and #seed <= 64) or isFiniteNumber(seed)) then
+    return refuse(client, "bad_world", "seed must be a finite number or a string of at most 64 bytes")
+  end
+  if type(mode) ~= "string" or not GAME_MODES[mode] then
+    return refuse(client, "bad_world", "gameMode must be \"creative\" or \"survival\"")
+  end
+  local world = tycho.storage.createSavedWorld(name, seed, mode)
+  local ok, err = storage:save(world)
+  if not ok then return refuse(client, "storage_failed", tostring(err)) end
+  lobby:broadcast(worldList())
+end
+
+function handlers.join_world(client, msg)
+  if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
+  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
+  local room, err = loadRoom(msg.worldId)
+  if not room then
+    if err then return refuse(client, "storage_failed", tostring(err)) end
+    return refuse(client, "no_such_world", "no world with id " .. msg.worldId)
+  end
+  local world = room.world
+  local saved = storage:loadPlayer(world.id, client.key)
+  local from = saved or world.player
+  local player = {
+    id = client.session.id, key = client.key, name = client.name,
+    x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
+    inventory = saved and saved.inventory or nil,
+    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
+  }
+  local others = {}
+  for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
+  table.sort(others, function(a, b) return a.playerId < b.playerId end)
+  world.lastPlayedAt = nowMs()
+  room.dirty = true
+  lobby:remove(client.session.id)
+  room.players[player.id] = player
+  room.members:add(client.session)
+  client.room, client.player = room, player
+  local record = {}
+  for k, v in pairs(world) do
+    if k ~= "screenshot" then record[k] = v end -- PNG bytes are not JSON; clients keep their own
+  end
+  client.session:send({
+    t = "welcome", playerId = player.id, world = record, players = others,
+    you = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch, inventory = player.inventory },
+  })
+  room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = player.x, y = player.y,
+    z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
+end
+
+function handlers.transform(client, msg)
+  local player = client.player
+  if not player then return refuse(client, "not_in_world", "join a world first") end
+  for _, k in ipairs({ "x", "y", "z", "yaw", "pitch" }) do
+    if not isFiniteNumber(msg[k]) then return refuse(client, "bad_transform", k .. " must be a finite number") end
+  end
+  if math.abs(msg.x) > MAX_XZ or math.abs(msg.z) > MAX_XZ or msg.y < MIN_Y - 64 or msg.y > MAX_Y + 64 then
+    return refuse(client, "out_of_bounds", "position outside the world")
+  end
+  player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
+  player.moved, player.dirty = true, true
+end
+
+function handlers.block_edit(client, msg)
+  local player, room = client.player, client.room
+  if not player then return refuse(client, "not_in_world", "join a world first") end
+  local x, y, z = toInteger(msg.x), toInteger(msg.y), toInteger(msg.z)
+  local action = msg.action
+  if not (x and y and z) then return refuse(client, "bad_edit", "x, y and z must be integers") end
+  if action ~= "place" and action ~= "break" then
+    return refuse(client, "bad_edit", "action must be \"place\" or \"break\"")
+  end
+  local blockType = 0
+  if action == "place" then
+    blockType = toInteger(msg.type)
+    if not blockType or blockType < 1 or blockType > MAX_BLOCK_TYPE then
+      return refuse(client, "bad_edit", "type must be an integer block type 1.." .. MAX_BLOCK_TYPE)
+    end
+  end
+  if math.abs(x) >= MAX_XZ or math.abs(z) >= MAX_XZ or y < MIN_Y or y > MAX_Y then
+    return refuse(client, "out_of_bounds", "block outside the world")
+  end
+  local dx, dy, dz = x + 0.5 - player.x, y + 0.5 - player.y, z + 0.5 - player.z
+  if dx * dx + dy * dy + dz * dz > REACH * REACH then
+    return refuse(client, "out_of_reach", "the block is more than " .. REACH .. " blocks away")
+  end
+  if action == "place" then
+    if isSolid(room, x, y, z) then return refuse(client, "occupied", "there is a block there already") end
+    if not (isSolid(room, x - 1, y, z) or isSolid(room, x + 1, y, z) or isSolid(room, x, y - 1, z)
+          or isSolid(room, x, y + 1, z) or isSolid(room, x, y, z - 1) or isSolid(room, x, y, z + 1)) then
+      return refuse(client, "not_adjacent", "a block must be placed against another block")
+    end
+  elseif not isSolid(room, x, y, z) then
+    return refuse(client, "nothing_there", "there is no block there to break")
+  end
+  if not take(player.editBucket, EDIT_RATE, EDIT_BURST) then
+    return refuse(client, "rate_limited", "at most " .. EDIT_RATE .. " edits a second")
+  end
+  applyEdit(room, x, y, z, blockType)
+  room.members:broadcast({ t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id })
+end
+
+function handlers.chat(client, msg)
+  local player = client.player
+  if not player then return refuse(client, "not_in_world", "join a world first") end
+  if type(msg.message) ~= "string" or #msg.message < 1 or #msg.message > MAX_CHAT or not utf8.len(msg.message) then
+    return refuse(client, "bad_chat", "message must be a string of 1.." .. MAX_CHAT .. " bytes")
+  end
+  if not take(player.chatBucket, CHAT_RATE, CHAT_BURST) then return refuse(client, "rate_limited", "too many messages") end
+  client.room.members:broadcast({ t = "chat", from = player.name, playerId = player.id, message = msg.message })
+end
+
+-- Reads {stacks = {{blockType, count}}, hotbar = {types}}: counts are capped, the rest refused.
+local function readInventory(msg)
+  local stacks, hotbar = msg.stacks, msg.hotbar
+  if type(stacks) ~= "table" or type(hotbar) ~= "table" then return nil, "stacks and hotbar must be arrays" end
+  if #stacks > MAX_STACKS or #hotbar > HOTBAR_SLOTS then
+    return nil, ("at most %d stacks and %d hotbar slots"):format(MAX_STACKS, HOTBAR_SLOTS)
+  end
+  local out = { stacks = {}, hotbar = {} }
+  for i, s in ipairs(stacks) do
+    local t, n = type(s) == "table" and toInteger(s.blockType), type(s) == "table" and toInteger(s.count)
+    if not (t and n) or t < 1 or t > MAX_BLOCK_TYPE or n < 0 then
+      return nil, "stacks[" .. i .. "] must be {blockType = 1.." .. MAX_BLOCK_TYPE .. ", count >= 0}"
+    end
+    out.stacks[i] = { blockType = t, count = math.min(n, MAX_STACK_COUNT) }
+  end
+  for i = 1, #hotbar do
+    local t = toInteger(hotbar[i])
+    if not t or t < 0 or t > MAX_BLOCK_TYPE then return nil, "hotbar[" .. i .. "] must be a block type" end
+    out.hotbar[i] = t
+  end
+  return out
+end
+
+function handlers.inventory(client, msg)
+  local player = client.player
+  if not player then return refuse(client, "not_in_world", "join a world first") end
+  if client.room.world.gameMode == "creative" then return end -- creative inventories are unlimited: nothing to keep
+  local inv, err = readInventory(msg)
+  if not inv then return refuse(client, "bad_inventory", err) end
+  player.inventory, player.dirty = inv, true
+end
+
+local function hello(client, msg)
+  if toInteger(msg.version) ~= PROTOCOL_VERSION then
+    return refuse(client, "bad_version", "this server speaks crafty protocol version " .. PROTOCOL_VERSION)
+  end
+  if type(msg.playerKey) ~= "string" or #msg.playerKey < 1 or #msg.playerKey > 128 then
+    return refuse(client, "bad_hello", "playerKey must be a string of 1..128 bytes")
+  end
+  if type(msg.name) ~= "string" or #msg.name < 1 or #msg.name > MAX_NAME or not utf8.len(msg.name) then
+    return refuse(client, "bad_hello", "name must be a string of 1.." .. MAX_NAME .. " bytes")
+  end
+  client.key, client.name = msg.playerKey, msg.name
+  lobby:add(client.session)
+  client.session:send(worldList())
+end
+
+local function onMessage(client, msg)
+  if type(msg) ~= "table" or type(msg.t) ~= "string" then
+    return refuse(client, "bad_message", "a message is a JSON object with a string field t")
+  end
+  if msg.t == "hello" then
+    if client.key then return refuse(client, "bad_state", "hello was already said") end
+    return hello(client, msg)
+  end
+  local handler = handlers[msg.t]
+  if not handler then return refuse(client, "unknown_type", "unknown message type " .. msg.t:sub(1, 40)) end
+  if not client.key then return refuse(client, "hello_first", "say hello{playerKey, name, version} first") end
+  return handler(client, msg)
+end
+
+-- ---- timers ----
+
+local function flushTransforms()
+  for _, room in pairs(rooms) do
+    for id, p in pairs(room.players) do
+      if p.moved then
+        p.moved = false
+        room.members:broadcast({ t = "player_transform", playerId = id, x = p.x, y = p.y, z = p.z, yaw = p.yaw,
+          pitch = p.pitch }, id)
+      end
+    end
+  end
+end
+
+local function saveAll()
+  for _, room in pairs(rooms) do
+    saveRoom(room)
+    for _, p in pairs(room.players) do savePlayer(room, p) end
+  end
+end
+
+return {
+  onStart = function(h)
+    host = h
+    storage = h.storage
+    host:every(TRANSFORM_INTERVAL, flushTransforms)
+    host:every(SAVE_INTERVAL, saveAll)
+  end,
+
+  onConnect = function(session)
+    local client = { session = session }
+    clients[session.id] = client
+    return {
+      onMessage = function(msg) onMessage(client, msg) end,
+      onClose = function()
+        lobby:remove(session.id)
+        leaveWorld(client)
+        clients[session.id] = nil
+      end,
+    }
+  end,
+
+  onStop = function()
+    saveAll()
+  end,
+}

@@ -1,0 +1,212 @@
+-- tests/lua/storage_spec.lua: tycho.storage from Lua: createSavedWorld's defaults, save/load
+-- round trips, list order, delete, per-player records, export/import, refusals (`nil,
+-- message`, file untouched), bad arguments, and a store killed (-9) in the middle of saves.
+
+local testing = require("tycho.testing")
+local storage = tycho.storage
+
+local function tempDir()
+  local base = os.tmpname()
+  os.remove(base)
+  assert(os.execute("mkdir -p " .. testing.quote(base)))
+  return base
+end
+
+local function readFile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local dir
+before_each(function() dir = tempDir() end)
+after_each(function() os.execute("rm -rf " .. testing.quote(dir)) end)
+
+describe("tycho.storage", function()
+  it("creates worlds with the seed's defaults", function()
+    local w = storage.createSavedWorld("Meadow", 42)
+    assert.is_string(w.id)
+    assert.is_true(#w.id >= 16)
+    assert.are_not.equal(w.id, storage.createSavedWorld("Meadow", 42).id)
+    assert.equals("Meadow", w.name)
+    assert.equals(42, w.seed)
+    assert.equals("creative", w.gameMode)
+    assert.equals(w.createdAt, w.lastPlayedAt)
+    assert.is_true(math.abs(w.createdAt - os.time() * 1000) < 5000)
+    assert.same({}, w.edits)
+    assert.same({ x = 64, y = 80, z = 64, yaw = 0, pitch = 0 }, w.player)
+    assert.equals(math.pi * 0.3, w.sunAngle)
+    assert.equals(storage.CURRENT_FORMAT_VERSION, w.version)
+    assert.equals("survival", storage.createSavedWorld("S", "seed text", "survival").gameMode)
+  end)
+
+  it("saves and loads every field; list is most recently played first; delete removes", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local w = storage.createSavedWorld("Full", "glacier", "survival")
+    w.edits = { { x = 1, y = 65, z = 2, type = 3 }, { x = -4, y = 0, z = 9, type = 0 } }
+    w.player = { x = 1.5, y = 70, z = -2.25, yaw = 3.5, pitch = -0.5 }
+    w.moonPhase = 5
+    w.sunAngle = 1.25
+    w.inventory = { stacks = { { blockType = 3, count = 10 } }, hotbar = { 3, 0, 0, 0, 0, 0, 0, 0, 1 } }
+    w.screenshot = "\137PNG\r\n\26\n\0\255"
+    w.lastPlayedAt = 2000
+    assert.is_true(store:save(w))
+    assert.same(w, store:load(w.id))
+    assert.is_nil(store:load("missing"))
+
+    local older = storage.createSavedWorld("Older", 1)
+    older.lastPlayedAt = 1000
+    local newest = storage.createSavedWorld("Newest", 2)
+    newest.lastPlayedAt = 3000
+    assert.is_true(store:save(older))
+    assert.is_true(store:save(newest))
+    local list = store:list()
+    assert.same({ "Newest", "Full", "Older" }, { list[1].name, list[2].name, list[3].name })
+    assert.equals(2, list[2].editCount)
+    assert.is_nil(list[2].edits)
+    assert.equals(w.screenshot, list[2].screenshot)
+
+    assert.is_true(store:delete(older.id))
+    assert.is_false(store:delete(older.id))
+    assert.equals(2, #store:list())
+    store:close()
+    assert.has_error(function() store:list() end)
+  end)
+
+  it("keeps later edits of a block over earlier ones", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local w = storage.createSavedWorld("E", 1)
+    w.edits = { { x = 1, y = 2, z = 3, type = 5 }, { x = 9, y = 9, z = 9, type = 1 }, { x = 1, y = 2, z = 3, type = 0 } }
+    store:save(w)
+    assert.same({ { x = 1, y = 2, z = 3, type = 0 }, { x = 9, y = 9, z = 9, type = 1 } }, store:load(w.id).edits)
+    store:close()
+  end)
+
+  it("stores per-player records for a world", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local w = storage.createSavedWorld("P", 1)
+    store:save(w)
+    local rec = { x = 1, y = 2, z = 3, yaw = 0.5, pitch = 0.25, inventory = { stacks = {}, hotbar = { 1, 2 } } }
+    assert.is_true(store:savePlayer(w.id, "player-key", rec))
+    assert.same(rec, store:loadPlayer(w.id, "player-key"))
+    assert.is_nil(store:loadPlayer(w.id, "someone-else"))
+    local ok, msg = store:savePlayer("no-world", "k", rec)
+    assert.is_nil(ok)
+    assert.is_string(msg)
+    store:close()
+  end)
+
+  it("exports a world as JSON and imports it back", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local w = storage.createSavedWorld("Trip", 7)
+    w.edits = { { x = 1, y = 2, z = 3, type = 4 } }
+    w.screenshot = "\137PNG\0\1\2"
+    store:save(w)
+    assert.is_true(store:exportWorld(w.id, dir .. "/trip.json"))
+    local text = readFile(dir .. "/trip.json")
+    local doc = tycho.json.decode(text)
+    assert.equals("Trip", doc.name)
+    assert.same({ { x = 1, y = 2, z = 3, type = 4 } }, doc.edits)
+    local other = assert(storage.open(dir .. "/other.sqlite"))
+    assert.equals(w.id, other:importWorld(dir .. "/trip.json"))
+    assert.same(w, other:load(w.id))
+    local copy = store:importWorld(dir .. "/trip.json") -- the id is taken here: a fresh one
+    assert.are_not.equal(w.id, copy)
+    assert.equals("Trip", store:load(copy).name)
+    local nothing, msg = store:exportWorld("missing", dir .. "/x.json")
+    assert.is_nil(nothing)
+    assert.is_string(msg)
+    assert.is_nil(readFile(dir .. "/x.json"))
+    store:close()
+    other:close()
+  end)
+
+  it("refuses a file that is not a store, or is damaged, with nil, message and leaves it as it was", function()
+    local path = dir .. "/notes.sqlite"
+    local f = assert(io.open(path, "wb"))
+    f:write(("not a database "):rep(100))
+    f:close()
+    local store, msg = storage.open(path)
+    assert.is_nil(store)
+    assert.truthy(msg:find("not a tycho store", 1, true))
+    assert.equals(("not a database "):rep(100), readFile(path))
+
+    local good = dir .. "/good.sqlite"
+    local s = assert(storage.open(good))
+    for i = 1, 10 do
+      local w = storage.createSavedWorld("W" .. i, i)
+      for j = 1, 2000 do w.edits[j] = { x = j, y = i, z = 0, type = 1 } end
+      s:save(w)
+    end
+    s:close()
+    local whole = readFile(good)
+    f = assert(io.open(good, "wb"))
+    f:write(whole:sub(1, #whole // 2))
+    f:close()
+    store, msg = storage.open(good)
+    assert.is_nil(store)
+    assert.truthy(msg:find("damaged", 1, true))
+    assert.equals(whole:sub(1, #whole // 2), readFile(good))
+  end)
+
+  it("raises bad argument errors for wrong arguments", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    assert.has_error(function() storage.createSavedWorld(nil, 1) end)
+    assert.has_error(function() storage.createSavedWorld("x", {}) end)
+    local w = storage.createSavedWorld("x", 1)
+    w.edits = { { x = 1.5, y = 0, z = 0, type = 1 } }
+    local ok, err = pcall(store.save, store, w)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument", 1, true))
+    assert.truthy(err:find("edits[1].x", 1, true))
+    w.edits, w.player = {}, { x = 0 }
+    assert.has_error(function() store:save(w) end)
+    w.player, w.version = { x = 0, y = 0, z = 0, yaw = 0, pitch = 0 }, storage.CURRENT_FORMAT_VERSION + 1
+    local saved, msg = store:save(w)
+    assert.is_nil(saved)
+    assert.truthy(msg:find("newer", 1, true))
+    store:close()
+  end)
+
+  it("opens intact after the process is killed (-9) in the middle of saves", function()
+    local path = dir .. "/crash.sqlite"
+    local script = dir .. "/saver.lua"
+    local f = assert(io.open(script, "w"))
+    -- Saves one world over and over, its name and edit count telling which save it is.
+    f:write(([[
+      local store = assert(tycho.storage.open(%q))
+      local w = tycho.storage.createSavedWorld("save 0", 1)
+      w.id = "crash"
+      for i = 1, 20000 do w.edits[i] = { x = i, y = 1, z = 1, type = 1 } end
+      local n = 0
+      while true do
+        n = n + 1
+        w.name = "save " .. n
+        w.edits[20000 + n] = { x = -n, y = 2, z = 2, type = 2 }
+        assert(store:save(w))
+        if n == 1 then io.open(%q, "w"):close() end
+      end
+    ]]):format(path, dir .. "/started"))
+    f:close()
+    os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
+      testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
+    local pid = tonumber(readFile(dir .. "/pid"))
+    for _ = 1, 200 do
+      if readFile(dir .. "/started") then break end
+      os.execute("sleep 0.02")
+    end
+    os.execute("sleep 0.4")
+    os.execute("kill -9 " .. pid)
+    os.execute("sleep 0.1")
+    assert.is_not_nil(readFile(dir .. "/started"), "the saver never saved")
+    local store, msg = storage.open(path)
+    assert.is_not_nil(store, msg)
+    local w = store:load("crash")
+    store:close()
+    local n = tonumber(w.name:match("^save (%d+)$"))
+    assert.is_true(n >= 1, w.name)
+    assert.equals(20000 + n, #w.edits) -- the name and the edit log come from the same save
+  end)
+end)

@@ -1,0 +1,315 @@
+-- tests/server/spec/crafty_spec.lua: server/modules/crafty.lua end to end: `tycho serve` over
+-- server/modules with its own --data folder, driven by node's `ws` (tests/server/client.js).
+-- Needs node and `npm ci --prefix tests/server`.
+
+local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
+
+local MODULES = H.HERE .. "/../../server/modules"
+
+local function hello(name, key, version)
+  return { send = name, json = { t = "hello", playerKey = key or ("key-" .. name), name = name, version = version or 1 } }
+end
+
+local function send(name, json) return { send = name, json = json } end
+local function recv(name, t) return { recv = name, t = t } end
+
+-- A fresh data folder per test, removed afterwards.
+local function withCrafty(fn)
+  local data = H.tempDir()
+  local ok, err = pcall(fn, data)
+  H.removeTree(data)
+  if not ok then error(err, 0) end
+end
+
+local function errorsOf(events, name)
+  local codes = {}
+  for _, m in ipairs(H.messages(events, name, "error")) do codes[#codes + 1] = m.code end
+  return codes
+end
+
+-- Opens the store the server wrote (after it stopped) and returns the world with this id.
+local function storedWorld(data, id)
+  local store = assert(tycho.storage.open(data .. "/worlds.sqlite"))
+  local world = store:load(id)
+  store:close()
+  return world
+end
+
+describe("crafty", function()
+  it("runs the lobby: hello -> world_list, create_world pushes world_list to the lobby, join_world -> welcome", function()
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          hello("a"), recv("a"), hello("b"), recv("b"),
+          send("a", { t = "create_world", name = "Meadow", seed = 1234, gameMode = "survival" }),
+          recv("a", "world_list"), recv("b", "world_list"),
+          send("b", { t = "list_worlds" }), recv("b"),
+        })
+        local lists = H.messages(ev, "a", "world_list")
+        assert.equals(2, #lists)
+        assert.equals(0, #lists[1].worlds)
+        assert.equals(1, #lists[2].worlds)
+        local w = lists[2].worlds[1]
+        assert.equals("Meadow", w.name)
+        assert.equals(1234, w.seed)
+        assert.equals("survival", w.gameMode)
+        assert.is_string(w.id)
+        local bLists = H.messages(ev, "b", "world_list")
+        assert.equals(3, #bLists) -- its hello, the push after a's create_world, its list_worlds
+        assert.equals(w.id, bLists[2].worlds[1].id)
+        assert.equals(w.id, bLists[3].worlds[1].id)
+
+        ev = H.client(s.port, {
+          { open = "c", path = "/crafty" }, hello("c"), recv("c"),
+          send("c", { t = "join_world", worldId = w.id }), recv("c"),
+        })
+        local welcome = ev[3].json
+        assert.equals("welcome", welcome.t)
+        assert.is_true(math.type(welcome.playerId) == "integer")
+        assert.equals(w.id, welcome.world.id)
+        assert.equals("Meadow", welcome.world.name)
+        assert.equals(0, #welcome.world.edits)
+        assert.equals(0, #welcome.players)
+        assert.same({ x = 64, y = 80, z = 64, yaw = 0, pitch = 0 }, welcome.you)
+      end)
+    end)
+  end)
+
+  it("lets two players see each other's joins, edits, transforms (coalesced at 15 Hz) and leaves", function()
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "create_world", name = "Shared", seed = "abc" }), recv("a", "world_list"),
+        })
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        local steps = {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          hello("a"), recv("a"), hello("b"), recv("b"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"),
+          recv("a", "player_join"),
+          send("a", { t = "transform", x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 }),
+          send("a", { t = "block_edit", action = "place", x = 10, y = 65, z = 11, type = 3 }),
+          recv("a", "block_edit"), recv("b", "block_edit"),
+          send("b", { t = "chat", message = "hi a" }), recv("a", "chat"),
+          { drain = "b", ms = 200 },
+        }
+        for i = 1, 60 do
+          steps[#steps + 1] = send("a", { t = "transform", x = i, y = 70, z = 5, yaw = 0.5, pitch = -0.25 })
+          steps[#steps + 1] = { sleep = 10 }
+        end
+        steps[#steps + 1] = { drain = "b", ms = 300 }
+        steps[#steps + 1] = { close = "b" }
+        steps[#steps + 1] = recv("a", "player_leave")
+        ev = H.client(s.port, steps)
+
+        local aWelcome = H.messages(ev, "a", "welcome")[1]
+        local bWelcome = H.messages(ev, "b", "welcome")[1]
+        local aId, bId = aWelcome.playerId, bWelcome.playerId
+        assert.equals(1, #bWelcome.players)
+        assert.equals(aId, bWelcome.players[1].playerId)
+        assert.equals("a", bWelcome.players[1].name)
+        local join = H.messages(ev, "a", "player_join")[1]
+        assert.equals(bId, join.playerId)
+        assert.equals("b", join.name)
+
+        local edit = { t = "block_edit", x = 10, y = 65, z = 11, type = 3, author = aId }
+        assert.same(edit, H.messages(ev, "a", "block_edit")[1])
+        assert.same(edit, H.messages(ev, "b", "block_edit")[1])
+        assert.same({ t = "chat", from = "b", playerId = bId, message = "hi a" }, H.messages(ev, "a", "chat")[1])
+
+        -- 60 transforms over ~0.7 s reach b as ~10 coalesced ones, the last one last.
+        local moves = {}
+        for _, m in ipairs(H.messages(ev, "b", "player_transform")) do
+          assert.equals(aId, m.playerId)
+          if m.y == 70 then moves[#moves + 1] = m end
+        end
+        assert.is_true(#moves >= 4 and #moves <= 20, "got " .. #moves .. " player_transform messages")
+        assert.same({ t = "player_transform", playerId = aId, x = 60, y = 70, z = 5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
+        for i = 2, #moves do assert.is_true(moves[i].x > moves[i - 1].x, "transforms out of order") end
+        -- a never gets its own transforms back
+        assert.equals(0, #H.messages(ev, "a", "player_transform"))
+        assert.same({ t = "player_leave", playerId = bId }, H.messages(ev, "a", "player_leave")[1])
+      end)
+    end)
+  end)
+
+  it("answers every bad input with the right error and leaves the world unchanged", function()
+    withCrafty(function(data)
+      local id
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" },
+          send("a", { t = "list_worlds" }), recv("a"),                           -- before hello
+          send("a", { t = "hello", playerKey = "k", name = "a", version = 2 }), recv("a"), -- wrong version
+          send("a", { t = "hello", playerKey = "k", name = 5, version = 1 }), recv("a"),   -- wrong type
+          { send = "a", text = "{nope" }, recv("a"),                             -- bad JSON: stays connected
+          send("a", { t = "no_such_type" }), recv("a"),                          -- unknown t
+          send("a", { "not", "an", "object" }), recv("a"),
+          hello("a"), recv("a", "world_list"),
+          send("a", { t = "create_world", name = 5, seed = 1 }), recv("a"),
+          send("a", { t = "create_world", name = string.rep("n", 65), seed = 1 }), recv("a"),
+          send("a", { t = "create_world", name = "ok", seed = { 1 } }), recv("a"),
+          send("a", { t = "create_world", name = "ok", seed = 1, gameMode = "god" }), recv("a"),
+          send("a", { t = "join_world", worldId = "missing" }), recv("a"),
+          send("a", { t = "transform", x = 1, y = 2, z = 3, yaw = 0, pitch = 0 }), recv("a"), -- not in a world
+          send("a", { t = "create_world", name = "Target", seed = 7 }), recv("a", "world_list"),
+        })
+        assert.same({ "hello_first", "bad_version", "bad_hello", "bad_json", "unknown_type", "bad_message",
+          "bad_world", "bad_world", "bad_world", "bad_world", "no_such_world", "not_in_world" }, errorsOf(ev, "a"))
+        for _, e in ipairs(H.messages(ev, "a", "error")) do assert.is_string(e.message) end
+        local lists = H.messages(ev, "a", "world_list")
+        id = lists[#lists].worlds[1].id
+        assert.equals(1, #lists[#lists].worlds)
+
+        local steps = {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("a", { t = "transform", x = 0.5, y = 66, z = 0.5, yaw = 0, pitch = 0 }),
+          send("a", { t = "transform", x = "far", y = 66, z = 0.5, yaw = 0, pitch = 0 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 1.5, y = 65, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = 65, z = 0, type = "stone" }), recv("a"),
+          send("a", { t = "block_edit", action = "melt", x = 0, y = 65, z = 0 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = 300, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 20, y = 65, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = 68, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = 64, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "break", x = 0, y = 66, z = 0 }), recv("a"),
+          send("a", { t = "chat", message = string.rep("x", 257) }), recv("a"),
+          send("a", { t = "chat", message = 5 }), recv("a"),
+        }
+        -- 30 valid edits at once: the first 20 pass, then the bucket is empty.
+        for i = 0, 29 do
+          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = (i % 6) - 3, y = 65,
+            z = (i // 6) - 2, type = 2 })
+        end
+        steps[#steps + 1] = { drain = "a", ms = 400 }
+        steps[#steps + 1] = { send = "a", textBytes = 65 * 1024 } -- over the frame limit
+        steps[#steps + 1] = { closed = "a" }
+        ev = H.client(s.port, steps)
+        assert.same({ "bad_transform", "bad_edit", "bad_edit", "bad_edit", "out_of_bounds", "out_of_reach",
+          "not_adjacent", "occupied", "nothing_there", "bad_chat", "bad_chat" }, { table.unpack(errorsOf(ev, "a"), 1, 11) })
+        local accepted = H.messages(ev, "a", "block_edit")
+        assert.equals(20, #accepted)
+        local limited = 0
+        for _, code in ipairs(errorsOf(ev, "a")) do if code == "rate_limited" then limited = limited + 1 end end
+        assert.equals(10, limited)
+        assert.equals(1009, ev[#ev].code)
+
+        -- A new player sees exactly the 20 accepted edits.
+        ev = H.client(s.port, {
+          { open = "c", path = "/crafty" }, hello("c"), recv("c"),
+          send("c", { t = "join_world", worldId = id }), recv("c", "welcome"),
+        })
+        local world = H.messages(ev, "c", "welcome")[1].world
+        assert.equals(20, #world.edits)
+        for _, e in ipairs(world.edits) do
+          assert.equals(65, e.y)
+          assert.equals(2, e.type)
+        end
+      end)
+      local stored = storedWorld(data, id)
+      assert.equals(20, #stored.edits)
+    end)
+  end)
+
+  it("keeps the world and each player's position and inventory over a graceful restart", function()
+    withCrafty(function(data)
+      local id
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a", "steady-key"), recv("a"),
+          send("a", { t = "create_world", name = "Keep", seed = 99, gameMode = "survival" }), recv("a", "world_list"),
+        })
+        id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        -- b stays connected so that the SIGTERM, not a last leave, is what saves.
+        H.run(H.clientCommand(s.port, {
+          { open = "b", path = "/crafty" }, hello("b"), recv("b"), send("b", { t = "join_world", worldId = id }),
+          recv("b", "welcome"), { sleep = 4000 },
+        }) .. " >/dev/null 2>&1 &")
+        ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a", "steady-key"), recv("a"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("a", { t = "transform", x = 3.25, y = 66, z = -2.5, yaw = 1.5, pitch = -0.2 }),
+          send("a", { t = "block_edit", action = "place", x = 3, y = 65, z = -3, type = 5 }), recv("a", "block_edit"),
+          send("a", { t = "inventory", stacks = { { blockType = 5, count = 99 }, { blockType = 2, count = 3 } },
+            hotbar = { 5, 2, 0, 0, 0, 0, 0, 0, 0 } }),
+          { sleep = 100 },
+        })
+        assert.equals(1, #H.messages(ev, "a", "block_edit"))
+      end)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a", "steady-key"), recv("a"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+        })
+        local welcome = H.messages(ev, "a", "welcome")[1]
+        assert.same({ { x = 3, y = 65, z = -3, type = 5 } }, welcome.world.edits)
+        local you = welcome.you
+        assert.same({ 3.25, 66, -2.5, 1.5, -0.2 }, { you.x, you.y, you.z, you.yaw, you.pitch })
+        assert.same({ stacks = { { blockType = 5, count = 64 }, { blockType = 2, count = 3 } },
+          hotbar = { 5, 2, 0, 0, 0, 0, 0, 0, 0 } }, you.inventory) -- 99 capped to a stack of 64
+      end)
+    end)
+  end)
+
+  it("opens the world intact after kill -9 in the middle of saving", function()
+    withCrafty(function(data)
+      local server = H.start(MODULES, data)
+      local ok, err = pcall(function()
+        local ev = H.client(server.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "create_world", name = "Crash", seed = 1 }), recv("a", "world_list"),
+        })
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        -- Session 1: 10 edits, then leave: the last leave saves them.
+        local steps = { { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("a", { t = "transform", x = 0.5, y = 66, z = 0.5, yaw = 0, pitch = 0 }) }
+        for i = 0, 9 do
+          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = i - 5, y = 65, z = 0, type = 1 })
+          steps[#steps + 1] = recv("a", "block_edit")
+        end
+        H.client(server.port, steps)
+        -- Session 2: edits keep coming (and saving: each leave of a player saves) when the kill lands.
+        local churn = { { open = "b", path = "/crafty" }, hello("b"), recv("b") }
+        for round = 1, 40 do
+          churn[#churn + 1] = send("b", { t = "join_world", worldId = id })
+          churn[#churn + 1] = recv("b", "welcome")
+          churn[#churn + 1] = send("b", { t = "transform", x = 0.5, y = 66, z = 3.5, yaw = 0, pitch = 0 })
+          churn[#churn + 1] = send("b", { t = "block_edit", action = round % 2 == 1 and "place" or "break",
+            x = 0, y = 65, z = 3, type = 4 })
+          churn[#churn + 1] = { close = "b" }
+          churn[#churn + 1] = { sleep = 20 }
+          churn[#churn + 1] = { open = "b", path = "/crafty" }
+          churn[#churn + 1] = hello("b")
+          churn[#churn + 1] = recv("b")
+        end
+        H.run(H.clientCommand(server.port, churn) .. " >/dev/null 2>&1 &")
+        H.sleep(0.6)
+        return id
+      end)
+      local code = H.stop(server, "KILL")
+      assert.is_true(ok, tostring(err))
+      local id = err
+      assert.equals(137, code)
+      local store, msg = tycho.storage.open(data .. "/worlds.sqlite")
+      assert.is_not_nil(store, msg)
+      local world = store:load(id)
+      store:close()
+      assert.equals("Crash", world.name)
+      local row = 0
+      for _, e in ipairs(world.edits) do if e.z == 0 then row = row + 1 end end
+      assert.equals(10, row)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+        })
+        assert.is_true(#H.messages(ev, "a", "welcome")[1].world.edits >= 10)
+      end)
+    end)
+  end)
+end)
