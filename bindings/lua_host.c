@@ -1,6 +1,7 @@
 /* bindings/lua_host.c: the Lua host: state creation, package.path, tycho.fs, tycho.now,
  * and protected calls that report file:line with a traceback. */
 #include "lua_host.h"
+#include "lua_image.h" /* Required for: ty_open_image */
 
 #include <dirent.h>
 #include <errno.h>
@@ -207,6 +208,10 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_input(L);
   ty_open_sandbox(L);
   ty_open_json(L);
+  ty_open_storage(L);
+  ty_open_render(L); /* after ty_open_scene: its renderer draws that world */
+  ty_open_image(L);
+  ty_open_net(L);
   lua_pushstring(L, root);
   lua_setfield(L, -2, "home");
   lua_pushvalue(L, -1);
