@@ -83,6 +83,19 @@ static void count_hook(lua_State *S, lua_Debug *ar) {
              (lua_Integer)sb->instr_limit);
 }
 
+void ty_sandbox_charge(lua_State *S, size_t steps) {
+  ty_sbox *sb = sbox_of(S);
+  sb->instr_count += steps;
+  sb->instr_total += steps;
+  if (!sb->instr_limit || sb->instr_count <= sb->instr_limit) return;
+  sb->exceeded = true;
+  lua_sethook(S, count_hook, LUA_MASKCOUNT, 1); /* as the hook does: no pcall gets past it */
+  luaL_where(S, 2); /* the scene's line that called the C function */
+  lua_pushfstring(S, "instruction limit exceeded (%I instructions in one call)", (lua_Integer)sb->instr_limit);
+  lua_concat(S, 2);
+  lua_error(S);
+}
+
 static void arm_hook(ty_sbox *sb) {
   sb->instr_step = (sb->instr_limit && sb->instr_limit < 1000) ? (int)sb->instr_limit : 1000;
   sb->instr_count = 0;
@@ -294,6 +307,7 @@ static void open_scene_libs(lua_State *S) {
     luaL_requiref(S, libs[i].name, libs[i].open, 1);
     lua_pop(S, 1);
   }
+  ty_sandbox_open_patterns(S); /* C loops the hook cannot see, charged to the instruction cap */
   /* os: the clock only */
   luaL_requiref(S, LUA_OSLIBNAME, luaopen_os, 0);
   lua_createtable(S, 0, 2);

@@ -394,6 +394,46 @@ static int ws_load_player(lua_State *L) {
   return 1;
 }
 
+/* storage:putBlob(key, bytes) -> true, or nil, message */
+static int ws_put_blob(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *key = luaL_checkstring(L, 2);
+  size_t len;
+  const char *data = luaL_checklstring(L, 3, &len);
+  char err[512];
+  if (ty_storage_put_blob(s, key, data, len, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:getBlob(key) -> bytes, or nil (none), or nil, message */
+static int ws_get_blob(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *key = luaL_checkstring(L, 2);
+  void *data;
+  size_t len;
+  char err[512];
+  ty_storage_status st = ty_storage_get_blob(s, key, &data, &len, err, sizeof err);
+  if (st == TY_STORAGE_MISSING) {
+    lua_pushnil(L);
+    return 1;
+  }
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushlstring(L, data, len);
+  free(data);
+  return 1;
+}
+
+/* storage:deleteBlob(key) -> true (deleted) or false (none), or nil, message */
+static int ws_delete_blob(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char err[512];
+  ty_storage_status st = ty_storage_delete_blob(s, luaL_checkstring(L, 2), err, sizeof err);
+  if (st == TY_STORAGE_FAILED) return push_failure(L, err);
+  lua_pushboolean(L, st == TY_STORAGE_OK);
+  return 1;
+}
+
 static int ws_tostring(lua_State *L) {
   storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
   lua_pushstring(L, b->s ? "WorldStorage" : "WorldStorage (closed)");
@@ -487,6 +527,7 @@ void ty_open_storage(lua_State *L) {
       {"save", ws_save},           {"load", ws_load},           {"list", ws_list},
       {"delete", ws_delete},       {"close", ws_close},         {"exportWorld", ws_export},
       {"importWorld", ws_import},  {"savePlayer", ws_save_player}, {"loadPlayer", ws_load_player},
+      {"putBlob", ws_put_blob},    {"getBlob", ws_get_blob},    {"deleteBlob", ws_delete_blob},
       {NULL, NULL}};
   luaL_newmetatable(L, WORLD_STORAGE);
   luaL_newlib(L, methods);

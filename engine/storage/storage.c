@@ -34,6 +34,9 @@ enum {
   ST_WORLD_EXISTS,
   ST_PLAYER_UPSERT,
   ST_PLAYER_SELECT,
+  ST_BLOB_PUT,
+  ST_BLOB_GET,
+  ST_BLOB_DELETE,
   ST_COUNT
 };
 
@@ -58,6 +61,10 @@ static const char *const statements[ST_COUNT] = {
                          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT(world_id, player_key) DO UPDATE "
                          "SET x = ?3, y = ?4, z = ?5, yaw = ?6, pitch = ?7, inventory = ?8, updated_at = ?9",
     [ST_PLAYER_SELECT] = "SELECT x, y, z, yaw, pitch, inventory FROM players WHERE world_id = ?1 AND player_key = ?2",
+    [ST_BLOB_PUT] = "INSERT INTO blobs (key, data, updated_at) VALUES (?1, ?2, ?3) ON CONFLICT(key) DO UPDATE "
+                    "SET data = ?2, updated_at = ?3",
+    [ST_BLOB_GET] = "SELECT data FROM blobs WHERE key = ?1",
+    [ST_BLOB_DELETE] = "DELETE FROM blobs WHERE key = ?1",
 };
 
 struct ty_storage {
@@ -554,6 +561,8 @@ static const char *const migrations[TY_STORAGE_SCHEMA_VERSION] = {
     " player_key TEXT NOT NULL, x REAL NOT NULL, y REAL NOT NULL, z REAL NOT NULL, yaw REAL NOT NULL,"
     " pitch REAL NOT NULL, inventory TEXT, updated_at REAL NOT NULL, PRIMARY KEY (world_id, player_key))"
     " WITHOUT ROWID;",
+    /* 2 -> 3: named blobs (a server room's CRDT state) */
+    "CREATE TABLE blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL, updated_at REAL NOT NULL) WITHOUT ROWID;",
 };
 
 static bool prepare_all(ty_storage *s, char *err, size_t errsz) {
@@ -606,10 +615,13 @@ static bool migrate(ty_storage *s, char *err, size_t errsz) {
          TY_STORAGE_SCHEMA_VERSION);
     ok = false;
   }
+  bool v1_rows = false;
   for (; ok && v < TY_STORAGE_SCHEMA_VERSION; v++) {
     ok = exec_sql(s->db, migrations[v], err, errsz);
-    if (ok && v == 1) ok = migrate_v1_rows(s, err, errsz);
+    if (v == 1) v1_rows = true;
   }
+  /* Schema 1's rows move once every table exists: migrate_v1_rows prepares all statements. */
+  if (ok && v1_rows) ok = migrate_v1_rows(s, err, errsz);
   if (ok) {
     char sql[96];
     snprintf(sql, sizeof sql, "PRAGMA application_id = %d; PRAGMA user_version = %d", STORE_APPLICATION_ID,
@@ -863,6 +875,52 @@ ty_storage_status ty_storage_load_player(ty_storage *s, const char *world_id, co
   }
   sqlite3_reset(st);
   return status;
+}
+
+/* ---- blobs ---- */
+
+ty_storage_status ty_storage_put_blob(ty_storage *s, const char *key, const void *data, size_t len, char *err,
+                                      size_t errsz) {
+  sqlite3_stmt *st = s->st[ST_BLOB_PUT];
+  bind_text(st, 1, key);
+  /* A zero-length blob binds as an empty blob, not NULL (the column is NOT NULL). */
+  sqlite3_bind_blob64(st, 2, len ? data : "", len, SQLITE_STATIC);
+  sqlite3_bind_double(st, 3, ty_storage_now_ms());
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  sqlite3_clear_bindings(st);
+  if (rc != SQLITE_DONE) return sql_fail(s->db, err, errsz, "saving a blob");
+  return TY_STORAGE_OK;
+}
+
+ty_storage_status ty_storage_get_blob(ty_storage *s, const char *key, void **out, size_t *len, char *err,
+                                      size_t errsz) {
+  *out = NULL;
+  *len = 0;
+  sqlite3_stmt *st = s->st[ST_BLOB_GET];
+  bind_text(st, 1, key);
+  int rc = sqlite3_step(st);
+  ty_storage_status status = TY_STORAGE_MISSING;
+  if (rc == SQLITE_ROW) {
+    size_t n = (size_t)sqlite3_column_bytes(st, 0);
+    const void *p = sqlite3_column_blob(st, 0);
+    *out = dup_mem(n ? p : "", n ? n : 1);
+    *len = n;
+    status = TY_STORAGE_OK;
+  } else if (rc != SQLITE_DONE) {
+    status = sql_fail(s->db, err, errsz, "loading a blob");
+  }
+  sqlite3_reset(st);
+  return status;
+}
+
+ty_storage_status ty_storage_delete_blob(ty_storage *s, const char *key, char *err, size_t errsz) {
+  sqlite3_stmt *st = s->st[ST_BLOB_DELETE];
+  bind_text(st, 1, key);
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  if (rc != SQLITE_DONE) return sql_fail(s->db, err, errsz, "deleting a blob");
+  return sqlite3_changes(s->db) ? TY_STORAGE_OK : TY_STORAGE_MISSING;
 }
 
 /* ---- export and import ---- */

@@ -11,7 +11,7 @@
  * are upgraded when loaded. */
 #define TY_STORAGE_FORMAT_VERSION 2
 /* The sqlite schema (PRAGMA user_version) this build migrates every store to on open. */
-#define TY_STORAGE_SCHEMA_VERSION 2
+#define TY_STORAGE_SCHEMA_VERSION 3
 /* Room for a world id: 32 hex digits and the NUL. */
 #define TY_STORAGE_ID_SIZE 33
 
@@ -104,6 +104,17 @@ ty_storage_status ty_storage_save_player(ty_storage *s, const char *world_id, co
 /* Fills *out (owned: ty_storage_player_free) on TY_STORAGE_OK. */
 ty_storage_status ty_storage_load_player(ty_storage *s, const char *world_id, const char *player_key,
                                          ty_storage_player *out, char *err, size_t errsz);
+
+/* Named blobs: opaque bytes under a key (a server room's CRDT state, a game's own data),
+ * replaced whole in one statement. put stores a copy of data. */
+ty_storage_status ty_storage_put_blob(ty_storage *s, const char *key, const void *data, size_t len, char *err,
+                                      size_t errsz);
+/* TY_STORAGE_MISSING when nothing is stored under key. On OK, *out is owned by the caller
+ * (free it; non-NULL even for zero bytes) and *len holds its size. */
+ty_storage_status ty_storage_get_blob(ty_storage *s, const char *key, void **out, size_t *len, char *err,
+                                      size_t errsz);
+/* TY_STORAGE_MISSING when nothing was stored under key. */
+ty_storage_status ty_storage_delete_blob(ty_storage *s, const char *key, char *err, size_t errsz);
 
 /* Writes the world as the seed's JSON (SavedWorld; the screenshot as a data: URL) to path:
  * a temporary file beside it, fsync, rename over path, fsync of the folder. */

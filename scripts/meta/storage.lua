@@ -96,6 +96,23 @@ function WorldStorage:savePlayer(worldId, playerKey, record) end
 ---@return string? message
 function WorldStorage:loadPlayer(worldId, playerKey) end
 
+---Stores bytes under a key, replacing what was there (one statement).
+---@param key string
+---@param bytes string
+---@return true|nil ok
+---@return string? message
+function WorldStorage:putBlob(key, bytes) end
+
+---@param key string
+---@return string|nil bytes nil when nothing is stored under key
+---@return string? message
+function WorldStorage:getBlob(key) end
+
+---@param key string
+---@return boolean|nil deleted false when nothing was stored
+---@return string? message
+function WorldStorage:deleteBlob(key) end
+
 ---@class tycho.storage
 ---@field CURRENT_FORMAT_VERSION integer
 tycho.storage = {}

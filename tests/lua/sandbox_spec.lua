@@ -337,6 +337,37 @@ describe("tycho.sandbox: caps", function()
     assert.matches("instruction limit exceeded", e2)
   end)
 
+  it("charges pattern matching, string.rep and table.move to the cap: a runaway pattern is stopped", function()
+    local cases = {
+      'string.find(string.rep("a", 30000), ".-.-.-.-b")',
+      'local s = string.rep("a", 20000) pcall(s.gsub, s, "(a*)*b", "x") return s:gsub("(a*)*b", "x")',
+      'for _ in string.gmatch(string.rep("ab", 20000), "a.-.-.-c") do end',
+      'string.match(string.rep("(", 50000), "%b()")',
+      'string.rep("", 1e15)',
+      'table.move({}, 1, 1e15, 2)',
+    }
+    for _, code in ipairs(cases) do
+      local t0 = os.clock()
+      local r = scene("function onUpdate() " .. code .. " end", { instructionLimit = 2000000 })
+      local ok, err = r:update(0)
+      assert.is_false(ok, code)
+      assert.matches("instruction limit exceeded", err, 1, true)
+      assert.equals("instruction limit exceeded", r.stopped, code)
+      assert.is_true(os.clock() - t0 < 2, code .. " took " .. (os.clock() - t0) .. " s")
+      r:close()
+    end
+    -- the engine and an ordinary scene keep going; ordinary patterns still work
+    local fine = scene([[
+      function onUpdate()
+        local k, v = ("key = value"):match("(%w+)%s*=%s*(%w+)")
+        local s = ("hello world"):gsub("o", "0")
+        print(k, v, s, select(2, ("aXbXc"):gsub("X", "")), ("abc"):find("b", 1, true))
+      end]], { instructionLimit = 2000000 })
+    assert.is_true(fine:update(0))
+    assert.equals("key\tvalue\thell0 w0rld\t2\t2\t2", fine.lines[1])
+    fine:close()
+  end)
+
   it("refuses __gc metamethods, which Lua runs with hooks off", function()
     local ok, err = attempt("setmetatable({}, { __gc = function() while true do end end })")
     assert.is_false(ok)

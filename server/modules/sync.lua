@@ -1,0 +1,172 @@
+-- server/modules/sync.lua: shared CRDT rooms (ws://host/sync/ROOM, binary frames of @dcl/ecs
+-- CRDT messages).
+--
+-- Each room keeps a tycho.crdt State. A binary frame from a client is checked whole (it must
+-- frame as messages the State reads without a malformed one, and name no engine entity below
+-- 512), applied, answered with corrections when it held stale writes, and relayed to the
+-- room's other clients when it changed the state; a refused frame changes nothing and is
+-- counted and logged by reason. A joiner gets `joined` (JSON: its session id, the room and an
+-- entity number block of its own for new entities) and then the room's snapshot as one binary
+-- frame. A room's state lives in host.storage as the blob "sync/ROOM": loaded when the room
+-- opens, saved every few seconds while it changed, when its last client leaves and on stop,
+-- so it survives restarts and empty periods. scripts/docs/sync.md "The sync server module".
+local crdt = tycho.crdt
+
+local SAVE_SECONDS = 2
+local RESERVED = 512
+local BLOCK = 256 -- entity numbers handed to each client of a room for its new entities
+local BLOCKS = (65536 - RESERVED) // BLOCK
+
+local host
+local rooms = {} -- name -> room
+local rejected = { not_binary = 0, malformed = 0, reserved_entity = 0, bad_room = 0 }
+local relayed = 0
+
+local function blobKey(name) return "sync/" .. name end
+
+-- "/sync/room-1" -> "room-1"; "/sync" -> "default"; nil for a name that is not 1..64 of [%w._-].
+local function roomName(path)
+  local rest = (path or ""):match("^/*[^/?#]+/*([^?#]*)") or ""
+  rest = rest:gsub("/+$", "")
+  if rest == "" then return "default" end
+  if #rest > 64 or rest:find("[^%w%._%-]") then return nil end
+  return rest
+end
+
+local function openRoom(name)
+  local room = rooms[name]
+  if room then return room end
+  local state = crdt.new({ quiet = true })
+  local saved, err = host.storage:getBlob(blobKey(name))
+  if saved then
+    state:apply(saved)
+  elseif err then
+    host:log("sync_load_failed", name, err)
+  end
+  room = { name = name, state = state, members = {}, count = 0, dirty = false, blocks = {} }
+  rooms[name] = room
+  return room
+end
+
+local function saveRoom(room)
+  if not room.dirty then return true end
+  local ok, err = host.storage:putBlob(blobKey(room.name), room.state:snapshot())
+  if not ok then
+    host:log("sync_save_failed", room.name, err)
+    return false
+  end
+  room.dirty = false
+  return true
+end
+
+local function reject(session, room, reason, detail)
+  rejected[reason] = (rejected[reason] or 0) + 1
+  host:log(("sync_rejected %s: room %s, session %d: %s"):format(reason, room and room.name or "-", session.id,
+    detail or reason))
+  session:send({ t = "error", code = reason, message = detail or reason })
+end
+
+-- Why the frame cannot be applied as a whole, or nil. A scratch State reads it first, so a
+-- refused frame leaves the room's state exactly as it was.
+local function check(bytes)
+  local pos, n = 1, #bytes
+  if n == 0 then return "malformed", "empty frame" end
+  while pos <= n do
+    if n - pos + 1 < 8 then return "malformed", "truncated header" end
+    local len, mtype = string.unpack("<I4I4", bytes, pos)
+    if len < 8 then return "malformed", "declared length " .. len .. " below the 8-byte header" end
+    if len > n - pos + 1 then return "malformed", "declared length " .. len .. " past the frame" end
+    if mtype >= 1 and mtype <= 7 and len >= 12 then
+      local e = string.unpack("<I4", bytes, pos + 8)
+      if (e & 0xFFFF) < RESERVED then return "reserved_entity", "entity " .. e .. " belongs to the engine" end
+    end
+    pos = pos + len
+  end
+  local probe = crdt.new({ quiet = true })
+  probe:apply(bytes)
+  local s = probe:stats()
+  if s.malformed > 0 then
+    for reason, count in pairs(s.rejected) do
+      if count > 0 then return "malformed", reason end
+    end
+    return "malformed", "malformed message"
+  end
+  return nil
+end
+
+local function freeBlock(room)
+  for k = 0, BLOCKS - 1 do
+    if not room.blocks[k] then return k end
+  end
+  return nil
+end
+
+return {
+  onStart = function(h)
+    host = h
+    host:every(SAVE_SECONDS, function()
+      for _, room in pairs(rooms) do saveRoom(room) end
+    end)
+  end,
+
+  onConnect = function(session)
+    local name = roomName(session.path)
+    if not name then
+      rejected.bad_room = rejected.bad_room + 1
+      host:log(("sync_rejected bad_room: session %d, path %s"):format(session.id, tostring(session.path)))
+      session:close(4000, "bad room name")
+      return {}
+    end
+    local room = openRoom(name)
+    room.members[session.id] = session
+    room.count = room.count + 1
+    local block = freeBlock(room)
+    if block then room.blocks[block] = session.id end
+    session.block = block
+    session:send({
+      t = "joined", session = session.id, room = name,
+      first = block and RESERVED + block * BLOCK or tycho.json.null,
+      last = block and RESERVED + block * BLOCK + BLOCK - 1 or tycho.json.null,
+    })
+    if room.state:count() > 0 then session:sendBinary(room.state:snapshot()) end
+
+    return {
+      onMessage = function(msg)
+        if type(msg) ~= "string" then
+          if type(msg) == "table" and msg.t == "stats" then
+            session:send({ t = "stats", rejected = rejected, relayed = relayed, entities = room.state:count(),
+              members = room.count })
+          else
+            reject(session, room, "not_binary", "send CRDT messages as binary frames")
+          end
+          return
+        end
+        local reason, detail = check(msg)
+        if reason then return reject(session, room, reason, detail) end
+        local applied, corrections = room.state:apply(msg)
+        if corrections then session:sendBinary(corrections) end
+        if applied > 0 then
+          room.dirty = true
+          for id, other in pairs(room.members) do
+            if id ~= session.id then other:sendBinary(msg) end
+          end
+          relayed = relayed + 1
+        end
+      end,
+
+      onClose = function()
+        room.members[session.id] = nil
+        room.count = room.count - 1
+        if session.block then room.blocks[session.block] = nil end
+        if room.count == 0 then
+          -- Saved and let go: the next joiner loads it from storage.
+          if saveRoom(room) then rooms[name] = nil end
+        end
+      end,
+    }
+  end,
+
+  onStop = function()
+    for _, room in pairs(rooms) do saveRoom(room) end
+  end,
+}

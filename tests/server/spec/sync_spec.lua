@@ -1,0 +1,255 @@
+-- tests/server/spec/sync_spec.lua: server/modules/sync.lua, the shared CRDT rooms, against a
+-- real `tycho serve --port 0` over server/modules with its own data folder. The spec's
+-- clients are tycho.net connections, each with its own tycho.crdt State: they converge
+-- through the server, a late joiner gets the room's snapshot, a restart and an empty room
+-- keep the state (sqlite), and malformed frames are refused whole with a counted reason.
+
+local testing = require("tycho.testing")
+local net, crdt = tycho.net, tycho.crdt
+
+local HERE = testing.here() .. "/.."
+local MODULES = HERE .. "/../../server/modules"
+local shq = testing.quote
+local TRANSFORM = 1
+
+local function readFile(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function sleep(s) os.execute("sleep " .. s) end
+
+local function pump(cond, what, seconds)
+  local deadline = tycho.now() + (seconds or 5)
+  while not cond() do
+    if tycho.now() > deadline then error("timed out waiting for " .. what, 2) end
+    net.update(0.01)
+  end
+end
+
+local function startServer(data)
+  local base = os.tmpname()
+  local s = { log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit", base = base }
+  os.execute(("( %s serve --host 127.0.0.1 --port 0 --modules %s --data %s >%s 2>&1 & echo $! >%s; wait $!; "
+    .. "echo $? >%s ) >/dev/null 2>&1 &"):format(shq(tycho.executable), shq(MODULES), shq(data), shq(s.log),
+    shq(s.pidFile), shq(s.exitFile)))
+  for _ = 1, 250 do
+    local port = (readFile(s.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
+    if port then
+      s.url = "ws://127.0.0.1:" .. port
+      s.pid = assert(tonumber(readFile(s.pidFile)))
+      return s
+    end
+    if readFile(s.exitFile) then break end
+    sleep(0.02)
+  end
+  error("tycho serve did not start:\n" .. (readFile(s.log) or ""), 0)
+end
+
+local function stopServer(s)
+  os.execute("kill -TERM " .. s.pid)
+  local code
+  for _ = 1, 250 do
+    code = tonumber(readFile(s.exitFile) or "")
+    if code then break end
+    sleep(0.02)
+  end
+  local log = readFile(s.log) or ""
+  for _, suffix in ipairs({ "", ".log", ".pid", ".exit" }) do os.remove(s.base .. suffix) end
+  return code, log
+end
+
+-- A client of room `room`: applies every binary frame to its own State, sends corrections back.
+local function join(server, room)
+  local c = { state = crdt.new({ quiet = true }), frames = 0, json = {} }
+  c.conn = assert(net.connect(server.url, "sync/" .. room, {
+    onMessage = function(m)
+      if type(m) == "string" then
+        c.frames = c.frames + 1
+        local _, corrections = c.state:apply(m)
+        if corrections then c.conn:sendBinary(corrections) end
+      else
+        c.json[#c.json + 1] = m
+        if m.t == "joined" then c.joined = m end
+      end
+    end,
+    onClose = function(code) c.closed = code end,
+    onError = function(msg) c.failed = msg end,
+  }))
+  pump(function() return c.joined or c.closed or c.failed end, "joined")
+  assert(c.joined, "no joined message: " .. tostring(c.failed or c.closed))
+  return c
+end
+
+local function lastJson(c, t)
+  for i = #c.json, 1, -1 do
+    if c.json[i].t == t then return c.json[i] end
+  end
+end
+
+local function stats(c)
+  local n = #c.json
+  c.conn:send({ t = "stats" })
+  pump(function() return #c.json > n and lastJson(c, "stats") end, "stats")
+  return table.remove(c.json)
+end
+
+local function put(c, e, x)
+  c.conn:sendBinary(c.state:put(e, TRANSFORM, crdt.transform.encode({ position = { x, 0, 0 } })))
+end
+
+local function positionX(state, e)
+  local data = state:get(e, TRANSFORM)
+  return data and crdt.transform.decode(data).position.x
+end
+
+describe("server/modules/sync.lua", function()
+  local data, server
+  before_each(function()
+    data = os.tmpname()
+    os.remove(data)
+    server = startServer(data)
+  end)
+  after_each(function()
+    if server then
+      local code, log = stopServer(server)
+      server = nil
+      assert.equals(0, code, log)
+    end
+    os.execute("rm -rf " .. shq(data))
+  end)
+
+  it("gives each client its own entity block, relays writes and converges two clients", function()
+    local a, b = join(server, "r1"), join(server, "r1")
+    assert.equals("r1", a.joined.room)
+    assert.equals(512, a.joined.first)
+    assert.equals(768, b.joined.first)
+    local ea, eb = crdt.entity(a.joined.first), crdt.entity(b.joined.first)
+    put(a, ea, 1)
+    put(b, eb, 2)
+    pump(function() return positionX(a.state, eb) == 2 and positionX(b.state, ea) == 1 end, "relay")
+    -- Both write one entity concurrently, at the same timestamp: the server keeps one and the
+    -- loser is corrected, so both end with the same value.
+    local shared = crdt.entity(900)
+    put(a, shared, 10)
+    put(b, shared, 20)
+    pump(function()
+      return positionX(a.state, shared) ~= nil and positionX(a.state, shared) == positionX(b.state, shared)
+    end, "convergence")
+    for i = 1, 20 do
+      put(a, ea, 100 + i)
+      put(b, eb, 200 + i)
+    end
+    pump(function() return a.state:snapshot() == b.state:snapshot() and positionX(a.state, eb) == 220 end,
+      "identical snapshots")
+    -- a late joiner gets the whole state in one frame
+    local c = join(server, "r1")
+    pump(function() return c.frames > 0 end, "snapshot")
+    assert.equals(a.state:snapshot(), c.state:snapshot())
+    assert.equals(1024, c.joined.first)
+    -- another room sees none of it
+    local other = join(server, "r2")
+    net.update(0.1)
+    assert.equals(0, other.frames)
+    for _, x in ipairs({ a, b, c, other }) do x.conn:close() end
+    pump(function() return a.closed and b.closed and c.closed and other.closed end, "closes")
+  end)
+
+  it("keeps a room's state over an empty period and a restart", function()
+    local a = join(server, "keep")
+    local e = crdt.entity(a.joined.first)
+    put(a, e, 7)
+    a.conn:sendBinary(a.state:put(crdt.entity(600), 2048, "hello"))
+    a.conn:sendBinary(a.state:deleteEntity(crdt.entity(601)))
+    local expected = a.state:snapshot()
+    local b = join(server, "keep")
+    pump(function() return b.state:snapshot() == expected end, "the state")
+    a.conn:close()
+    b.conn:close()
+    pump(function() return a.closed and b.closed end, "closes")
+    -- empty: the room was saved and let go; a newcomer loads it back
+    local c = join(server, "keep")
+    pump(function() return c.frames > 0 end, "snapshot after an empty period")
+    assert.equals(expected, c.state:snapshot())
+    c.conn:close()
+    pump(function() return c.closed end, "close")
+    local code, log = stopServer(server)
+    assert.equals(0, code, log)
+    server = startServer(data)
+    local d = join(server, "keep")
+    pump(function() return d.frames > 0 end, "snapshot after a restart")
+    assert.equals(expected, d.state:snapshot())
+    assert.is_true(d.state:isRemoved(crdt.entity(601)))
+    d.conn:close()
+    pump(function() return d.closed end, "close")
+  end)
+
+  it("saves on stop while clients are still connected", function()
+    local a = join(server, "live")
+    put(a, crdt.entity(a.joined.first), 3)
+    local expected = a.state:snapshot()
+    stats(a) -- the put has been handled once the answer to a later frame is back
+    local code, log = stopServer(server)
+    assert.equals(0, code, log)
+    pump(function() return a.closed end, "close on stop")
+    server = startServer(data)
+    local b = join(server, "live")
+    pump(function() return b.frames > 0 end, "snapshot")
+    assert.equals(expected, b.state:snapshot())
+    b.conn:close()
+    pump(function() return b.closed end, "close")
+  end)
+
+  it("refuses malformed frames whole, counts and logs them, and keeps the state", function()
+    local a = join(server, "bad")
+    put(a, crdt.entity(a.joined.first), 5)
+    local good = a.state:snapshot()
+    local valid = crdt.new():put(crdt.entity(700), TRANSFORM, crdt.transform.encode({}))
+    local cases = {
+      { "\1\2\3", "malformed" },                                       -- truncated header
+      { string.pack("<I4I4", 100, 1) .. "abcd", "malformed" },          -- length past the frame
+      { string.pack("<I4I4", 4, 1), "malformed" },                      -- length below the header
+      { valid .. string.pack("<I4I4I4I4", 16, 2, 700, 1), "malformed" }, -- a DELETE_COMPONENT of 16 bytes
+      { crdt.new():put(crdt.entity(1), TRANSFORM, crdt.transform.encode({})), "reserved_entity" },
+      { valid .. crdt.new():put(crdt.entity(5), TRANSFORM, crdt.transform.encode({})), "reserved_entity" },
+    }
+    for _, case in ipairs(cases) do
+      local n = #a.json
+      a.conn:sendBinary(case[1])
+      pump(function() return #a.json > n end, "the refusal")
+      local err = a.json[#a.json]
+      assert.equals("error", err.t)
+      assert.equals(case[2], err.code)
+    end
+    a.conn:send({ t = "hello" })
+    pump(function() return lastJson(a, "error") and lastJson(a, "error").code == "not_binary" end, "not_binary")
+    local s = stats(a)
+    assert.equals(4, s.rejected.malformed)
+    assert.equals(2, s.rejected.reserved_entity)
+    assert.equals(1, s.rejected.not_binary)
+    local late = join(server, "bad")
+    pump(function() return late.frames > 0 end, "snapshot")
+    assert.equals(good, late.state:snapshot(), "no part of a refused frame was applied")
+    a.conn:close()
+    late.conn:close()
+    pump(function() return a.closed and late.closed end, "closes")
+    local code, log = stopServer(server)
+    server = nil
+    assert.equals(0, code)
+    assert.matches("sync_rejected malformed", log)
+    assert.matches("sync_rejected reserved_entity", log)
+  end)
+
+  it("closes a connection to a bad room name", function()
+    local c = { }
+    c.conn = assert(net.connect(server.url, "sync/" .. string.rep("x", 65), {
+      onClose = function(code) c.closed = code end,
+      onError = function(msg) c.failed = msg end,
+    }))
+    pump(function() return c.closed or c.failed end, "the close")
+    assert.equals(4000, c.closed)
+  end)
+end)
