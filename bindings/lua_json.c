@@ -1,7 +1,9 @@
 /* bindings/lua_json.c: tycho.json.encode/decode over jansson. A table whose keys are exactly
- * 1..n (n > 0) is an array; any other table is an object (the empty table is {}); integral
- * floats encode as integers; decoded documents are checked against depth and size caps
- * before any Lua value is built, so a hostile frame costs no Lua memory. */
+ * 1..n (n > 0) is an array; a table whose metatable has __jsontype = "array" (what
+ * tycho.json.array sets, and what decoded arrays get) is an array even when empty, so lists
+ * round-trip; any other table is an object (the empty table is {}); integral floats encode
+ * as integers; decoded documents are checked against depth and size caps before any Lua
+ * value is built, so a hostile frame costs no Lua memory. */
 #include "lua_json.h"
 
 #include <jansson.h>
@@ -16,6 +18,27 @@ const char *ty_json_status_code(ty_json_status s) {
   case TY_JSON_TOO_LARGE: return "too_large";
   }
   return "bad_json";
+}
+
+#define ARRAY_MT "tycho.json.array"
+
+/* The shared marker metatable {__jsontype = "array"}, made on first use in this state. */
+static void push_array_mt(lua_State *L) {
+  if (luaL_newmetatable(L, ARRAY_MT)) {
+    lua_pushliteral(L, "array");
+    lua_setfield(L, -2, "__jsontype");
+  }
+}
+
+/* True when the table at idx carries __jsontype = "array" in its metatable. */
+static bool is_marked_array(lua_State *L, int idx) {
+  if (!lua_getmetatable(L, idx)) return false;
+  lua_pushliteral(L, "__jsontype");
+  lua_rawget(L, -2);
+  const char *k = lua_tostring(L, -1);
+  bool yes = k && strcmp(k, "array") == 0;
+  lua_pop(L, 2);
+  return yes;
 }
 
 /* ---- decode ---- */
@@ -44,7 +67,8 @@ static ty_json_status check_limits(const json_t *v, int depth, long *items, cons
   return TY_JSON_OK;
 }
 
-static void push_value(lua_State *L, const json_t *v) {
+/* array_mt: stack index of the array marker metatable, set on every decoded array. */
+static void push_value(lua_State *L, const json_t *v, int array_mt) {
   luaL_checkstack(L, 3, "JSON nesting");
   switch (json_typeof(v)) {
   case JSON_OBJECT: {
@@ -52,7 +76,7 @@ static void push_value(lua_State *L, const json_t *v) {
     const char *k;
     json_t *e;
     json_object_foreach((json_t *)v, k, e) {
-      push_value(L, e);
+      push_value(L, e, array_mt);
       lua_setfield(L, -2, k);
     }
     break;
@@ -60,8 +84,10 @@ static void push_value(lua_State *L, const json_t *v) {
   case JSON_ARRAY: {
     size_t n = json_array_size(v);
     lua_createtable(L, (int)n, 0);
+    lua_pushvalue(L, array_mt);
+    lua_setmetatable(L, -2);
     for (size_t i = 0; i < n; i++) {
-      push_value(L, json_array_get(v, i));
+      push_value(L, json_array_get(v, i), array_mt);
       lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     break;
@@ -90,7 +116,12 @@ ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, con
   ty_json_status st = check_limits(root, 0, &items, lim);
   if (st == TY_JSON_TOO_DEEP) snprintf(err, errsz, "nesting deeper than %d", lim->max_depth);
   else if (st == TY_JSON_TOO_LARGE) snprintf(err, errsz, "more than %ld values", lim->max_items);
-  else push_value(L, root);
+  else {
+    luaL_checkstack(L, 4, "JSON decode");
+    push_array_mt(L);
+    push_value(L, root, lua_gettop(L));
+    lua_remove(L, -2);
+  }
   json_decref(root);
   return st;
 }
@@ -123,16 +154,20 @@ static json_t *table_to_json(enc *e, int idx, int depth) {
   lua_rawset(L, e->seen);
 
   lua_Unsigned n = lua_rawlen(L, idx);
-  lua_Unsigned count = 0;
-  bool array = n > 0;
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    count++;
-    if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
-      array = false;
-    lua_pop(L, 1);
+  /* A marked list is written as t[1..#t] whatever else it holds: the mark is the contract. */
+  bool array = is_marked_array(L, idx);
+  if (!array) {
+    lua_Unsigned count = 0;
+    array = n > 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      count++;
+      if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
+        array = false;
+      lua_pop(L, 1);
+    }
+    if (count != n) array = false;
   }
-  if (count != n) array = false;
 
   json_t *out = array ? json_array() : json_object();
   if (array) {
@@ -252,8 +287,37 @@ static int l_decode(lua_State *L) {
   return 3;
 }
 
+/* tycho.json.array([t]) -> t: marks t (a new table when nil) to encode as a JSON array, even
+ * while empty; the mark is the metatable, so it stays as the table fills. */
+static int l_array(lua_State *L) {
+  if (lua_isnoneornil(L, 1)) {
+    lua_settop(L, 0);
+    lua_newtable(L);
+  }
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 1);
+  if (lua_getmetatable(L, 1)) {
+    push_array_mt(L);
+    bool ours = lua_rawequal(L, -1, -2);
+    lua_pop(L, 2);
+    if (!ours && !is_marked_array(L, 1))
+      return luaL_argerror(L, 1, "table has a metatable already (add __jsontype = \"array\" to it instead)");
+    return 1;
+  }
+  push_array_mt(L);
+  lua_setmetatable(L, 1);
+  return 1;
+}
+
+/* tycho.json.isArray(v) -> boolean: whether v is a table marked as a JSON array. */
+static int l_is_array(lua_State *L) {
+  lua_pushboolean(L, lua_istable(L, 1) && is_marked_array(L, 1));
+  return 1;
+}
+
 void ty_open_json(lua_State *L) {
-  static const luaL_Reg fns[] = {{"encode", l_encode}, {"decode", l_decode}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"encode", l_encode}, {"decode", l_decode}, {"array", l_array},
+                                 {"isArray", l_is_array}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_pushlightuserdata(L, NULL);
   lua_setfield(L, -2, "null");

@@ -1,6 +1,9 @@
 /* server/net.c: libwebsockets (4.1) behind server/net.h. Frames are written only on
- * LWS_CALLBACK_SERVER_WRITEABLE, one per callback; incoming fragments are gathered into a
- * per-client buffer that never grows past max_frame; heartbeat is lws's validity policy. */
+ * LWS_CALLBACK_SERVER_WRITEABLE: every small frame queued by then goes out in one send (the
+ * WebSocket headers written here, the batch handed to lws raw), because on a busy room a
+ * syscall per frame costs more than everything else together; a large frame is written by
+ * lws alone. Incoming fragments are gathered into a per-client buffer that never grows past
+ * max_frame; heartbeat is lws's validity policy. */
 #include "net.h"
 
 #include <libwebsockets.h>
@@ -31,8 +34,11 @@ struct ty_client {
   char close_reason[124];
 };
 
+#define BATCH_MAX (32 * 1024) /* bytes of frames (headers included) gathered into one send */
+
 struct ty_net {
   struct lws_context *ctx;
+  unsigned char batch[LWS_PRE + BATCH_MAX]; /* the send being gathered (one thread: one buffer) */
   struct lws_protocols protocols[2];
   lws_retry_bo_t retry;
   ty_net_config cfg;
@@ -158,23 +164,61 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   return 0;
 }
 
-static int on_writeable(ty_client *c, struct lws *wsi) {
-  out_frame *f = c->head;
-  if (f) {
-    c->head = f->next;
-    if (!c->head) c->tail = NULL;
-    c->queued -= f->len;
-    int n = lws_write(wsi, f->buf + LWS_PRE, f->len, f->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
-    bool failed = n < (int)f->len;
-    TY_FREE(f);
-    if (failed) {
-      ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
-      return -1;
-    }
-    if (c->head || c->closing) lws_callback_on_writable(wsi);
-    return 0;
+/* Server-to-client frame header (RFC 6455 5.2: FIN, opcode, unmasked length); returns its size. */
+static size_t frame_header(unsigned char *h, size_t len, bool binary) {
+  h[0] = 0x80 | (binary ? 0x2 : 0x1);
+  if (len < 126) {
+    h[1] = (unsigned char)len;
+    return 2;
   }
-  if (c->closing) return close_now(wsi, c->close_code, c->close_reason);
+  if (len < 65536) {
+    h[1] = 126;
+    h[2] = (unsigned char)(len >> 8);
+    h[3] = (unsigned char)len;
+    return 4;
+  }
+  h[1] = 127;
+  for (int i = 0; i < 8; i++) h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+  return 10;
+}
+
+static out_frame *pop_frame(ty_client *c) {
+  out_frame *f = c->head;
+  c->head = f->next;
+  if (!c->head) c->tail = NULL;
+  c->queued -= f->len;
+  return f;
+}
+
+static int on_writeable(ty_client *c, struct lws *wsi) {
+  if (!c->head) return c->closing ? close_now(wsi, c->close_code, c->close_reason) : 0;
+  unsigned char *batch = c->net->batch + LWS_PRE;
+  size_t n = 0;
+  int wrote;
+  size_t want;
+  if (c->head->len + 10 > BATCH_MAX) {
+    out_frame *f = pop_frame(c); /* too big to gather: lws frames it from its own LWS_PRE room */
+    want = f->len;
+    wrote = lws_write(wsi, f->buf + LWS_PRE, f->len, f->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
+    TY_FREE(f);
+  } else {
+    while (c->head && n + c->head->len + 10 <= BATCH_MAX) {
+      out_frame *f = pop_frame(c);
+      n += frame_header(batch + n, f->len, f->binary);
+      memcpy(batch + n, f->buf + LWS_PRE, f->len);
+      n += f->len;
+      TY_FREE(f);
+    }
+    want = n;
+    /* Whole frames, already framed: lws sends them as they are (and keeps what the socket
+     * does not take yet, writing it before it calls us again). */
+    wrote = lws_write(wsi, batch, n, LWS_WRITE_RAW);
+  }
+  if (wrote < (int)want) {
+    ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
+    return -1;
+  }
+  if (c->head || c->closing) lws_callback_on_writable(wsi);
   return 0;
 }
 
@@ -234,7 +278,7 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
       .name = "tycho",
       .callback = callback,
       .per_session_data_size = sizeof(pss),
-      .rx_buffer_size = 16384,
+      .rx_buffer_size = 2048, /* per connection (lws keeps one each); longer messages arrive in parts */
   };
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
@@ -248,11 +292,17 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   info.user = net;
   info.retry_and_idle_policy = &net->retry;
   info.options = LWS_SERVER_OPTION_DISABLE_IPV6;
+  if (cfg->tls_cert && cfg->tls_key) {
+    info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+    info.ssl_cert_filepath = cfg->tls_cert;
+    info.ssl_private_key_filepath = cfg->tls_key;
+  }
   info.gid = -1;
   info.uid = -1;
   net->ctx = lws_create_context(&info);
   if (!net->ctx) {
-    fprintf(stderr, "tycho serve: cannot listen on %s:%d\n", cfg->iface ? cfg->iface : "*", cfg->port);
+    fprintf(stderr, "tycho serve: cannot listen on %s:%d%s\n", cfg->iface ? cfg->iface : "*", cfg->port,
+            cfg->tls_cert ? " (or cannot load the TLS certificate and key)" : "");
     TY_FREE(net);
     return NULL;
   }

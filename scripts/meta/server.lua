@@ -8,6 +8,7 @@
 ---@class tycho.Session
 ---@field id integer unique in this process, never reused
 ---@field open boolean false once the connection is gone
+---@field path string the request path, e.g. "/sync/room-1" (a module may serve rooms by path)
 local Session = {}
 
 ---Queues `value` as one JSON text frame. Raises for what JSON cannot hold (functions,
@@ -17,6 +18,12 @@ local Session = {}
 ---@param value any
 ---@return boolean queued
 function Session:send(value) end
+
+---Queues `text` as one text frame as it is: JSON the module encoded itself (Room:broadcast
+---encodes a message once and sends the text to every member this way). Same return as `send`.
+---@param text string
+---@return boolean queued
+function Session:sendText(text) end
 
 ---Queues `bytes` as one binary frame. Same return as `send`.
 ---@param bytes string
@@ -66,14 +73,16 @@ function Host:log(...) end
 ---@field null lightuserdata JSON null: what decode gives for null, and encodes as null
 tycho.json = {}
 
----Compact JSON text. A table whose keys are exactly 1..n (n > 0) is an array; any other is an
----object (number keys become strings; the empty table is `{}`). Integral floats are written as
+---Compact JSON text. A table whose keys are exactly 1..n (n > 0) is an array, and so is a
+---table marked by `tycho.json.array` (written as t[1..#t], `[]` when empty); any other is an
+---object (number keys become strings; the unmarked empty table is `{}`). Integral floats are written as
 ---integers. Raises for functions, userdata, cycles, NaN/inf and strings that are not UTF-8.
 ---@param value any
 ---@return string
 function tycho.json.encode(value) end
 
----Parses any JSON value. Integers become Lua integers, null becomes `tycho.json.null`.
+---Parses any JSON value. Integers become Lua integers, null becomes `tycho.json.null`, and
+---every array comes back marked as by `tycho.json.array`, so encoding it again gives `[]` for `[]`.
 ---Returns `nil, message, code` on failure, code one of `"bad_json"`, `"too_deep"`
 ---(nesting past maxDepth, default 64), `"too_large"` (more than maxItems values, default 10000).
 ---@param text string
@@ -82,3 +91,17 @@ function tycho.json.encode(value) end
 ---@return string? message
 ---@return "bad_json"|"too_deep"|"too_large"|nil code
 function tycho.json.decode(text, opts) end
+
+---Marks `t` (a new table when nil) to be encoded as a JSON array even while empty, and returns
+---it. The mark is a metatable (`__jsontype = "array"`), so it stays as `t` fills. A table that
+---already has another metatable is refused: put `__jsontype = "array"` in that metatable.
+---@generic T: table
+---@param t? T
+---@return T
+function tycho.json.array(t) end
+
+---True when `value` is a table marked as a JSON array (by `tycho.json.array`, by decode, or by
+---`__jsontype = "array"` in its metatable).
+---@param value any
+---@return boolean
+function tycho.json.isArray(value) end

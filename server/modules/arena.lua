@@ -21,7 +21,7 @@ local function clamp(v) return math.max(-HALF, math.min(HALF, v)) end
 local function step()
   tick = tick + 1
   if room.count == 0 then return end
-  local list = {}
+  local list = tycho.json.array()
   for _, p in pairs(players) do
     p.x = clamp(p.x + p.dx * SPEED * TICK)
     p.z = clamp(p.z + p.dz * SPEED * TICK)

@@ -6,6 +6,8 @@
 -- 5 s when dirty, when a world's last player leaves, and in onStop.
 local Room = require("tycho.server.room")
 
+local array = tycho.json.array -- lists go out as JSON arrays even when empty
+
 local PROTOCOL_VERSION = 1
 local SAVE_INTERVAL = 5          -- seconds between saves of dirty worlds and players
 local TRANSFORM_INTERVAL = 1 / 15 -- player_transform fan-out
@@ -72,7 +74,7 @@ local function worldSummary(world, online)
 end
 
 local function worldList()
-  local worlds = {}
+  local worlds = array()
   local listed = storage:list()
   for _, w in ipairs(listed or {}) do
     local room = rooms[w.id]
@@ -107,6 +109,7 @@ local function loadRoom(worldId)
   if room then return room end
   local world, err = storage:load(worldId)
   if not world then return nil, err end
+  array(world.edits)
   room = { world = world, members = Room.new(), players = {}, blocks = {}, dirty = false }
   for i, e in ipairs(world.edits) do room.blocks[blockKey(e.x, e.y, e.z)] = i end
   rooms[worldId] = room
@@ -191,6 +194,11 @@ function handlers.join_world(client, msg)
   end
   local world = room.world
   local saved = storage:loadPlayer(world.id, client.key)
+  local inv = saved and saved.inventory
+  if type(inv) == "table" then
+    if type(inv.stacks) == "table" then array(inv.stacks) end
+    if type(inv.hotbar) == "table" then array(inv.hotbar) end
+  end
   local from = saved or world.player
   local player = {
     id = client.session.id, key = client.key, name = client.name,
@@ -198,7 +206,7 @@ function handlers.join_world(client, msg)
     inventory = saved and saved.inventory or nil,
     editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
   }
-  local others = {}
+  local others = array()
   for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
   table.sort(others, function(a, b) return a.playerId < b.playerId end)
   world.lastPlayedAt = nowMs()
@@ -219,10 +227,12 @@ function handlers.join_world(client, msg)
     z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
 end
 
+local TRANSFORM_FIELDS = { "x", "y", "z", "yaw", "pitch" }
+
 function handlers.transform(client, msg)
   local player = client.player
   if not player then return refuse(client, "not_in_world", "join a world first") end
-  for _, k in ipairs({ "x", "y", "z", "yaw", "pitch" }) do
+  for _, k in ipairs(TRANSFORM_FIELDS) do
     if not isFiniteNumber(msg[k]) then return refuse(client, "bad_transform", k .. " must be a finite number") end
   end
   if math.abs(msg.x) > MAX_XZ or math.abs(msg.z) > MAX_XZ or msg.y < MIN_Y - 64 or msg.y > MAX_Y + 64 then
@@ -288,7 +298,7 @@ local function readInventory(msg)
   if #stacks > MAX_STACKS or #hotbar > HOTBAR_SLOTS then
     return nil, ("at most %d stacks and %d hotbar slots"):format(MAX_STACKS, HOTBAR_SLOTS)
   end
-  local out = { stacks = {}, hotbar = {} }
+  local out = { stacks = array(), hotbar = array() }
   for i, s in ipairs(stacks) do
     local t, n = type(s) == "table" and toInteger(s.blockType), type(s) == "table" and toInteger(s.count)
     if not (t and n) or t < 1 or t > MAX_BLOCK_TYPE or n < 0 then

@@ -79,3 +79,57 @@ describe("tycho.json.decode", function()
     assert.equals("too_deep", select(3, json.decode("[[1]]", { maxDepth = 1 })))
   end)
 end)
+
+describe("tycho.json.array", function()
+  it("encodes a marked table as an array even while empty, and keeps the mark as it fills", function()
+    local list = json.array({})
+    assert.equals("[]", json.encode(list))
+    assert.equals('{"edits":[]}', json.encode({ edits = list }))
+    list[#list + 1] = { x = 1 }
+    list[#list + 1] = 2
+    assert.equals('[{"x":1},2]', json.encode(list))
+    list[1], list[2] = nil, nil
+    assert.equals("[]", json.encode(list))
+    assert.is_true(json.isArray(list))
+    assert.is_false(json.isArray({}))
+    assert.is_false(json.isArray("[]"))
+  end)
+
+  it("returns its argument, or a new marked table when given nothing", function()
+    local t = { 1, 2 }
+    assert.equals(t, json.array(t))
+    assert.equals("[]", json.encode(json.array()))
+    assert.equals(t, json.array(t)) -- marking twice is harmless
+  end)
+
+  it("writes a marked table as t[1..#t], leaving other keys out", function()
+    local t = json.array({ "a", "b" })
+    t.name = "ignored"
+    assert.equals('["a","b"]', json.encode(t))
+  end)
+
+  it("honours __jsontype = \"array\" on a table's own metatable and refuses to replace one", function()
+    local mt = { __jsontype = "array", __index = {} }
+    local t = setmetatable({}, mt)
+    assert.equals("[]", json.encode(t))
+    assert.equals(t, json.array(t))
+    local other = setmetatable({}, { __index = {} })
+    local ok, err = pcall(function() return json.array(other) end)
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument #1 to 'array'", 1, true))
+    assert.has_error(function() json.array(42) end)
+  end)
+
+  it("marks decoded arrays so that decode then encode gives the same text", function()
+    for _, text in ipairs({ "[]", '{"edits":[]}', '{"o":{}}', '[[],[[]],{"a":[]}]', '[1,[2,[]]]' }) do
+      assert.equals(text, json.encode(json.decode(text)))
+    end
+    local v = json.decode('{"list":[],"obj":{}}')
+    assert.is_true(json.isArray(v.list))
+    assert.is_false(json.isArray(v.obj))
+    assert.is_false(json.isArray(v))
+    v.list[1] = 5
+    assert.equals(5, v.list[1])
+    assert.equals(1, #v.list)
+  end)
+end)

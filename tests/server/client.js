@@ -2,6 +2,8 @@
 // the steps given as one JSON array argument against ws://127.0.0.1:PORT and prints one
 // JSON line per observation; it never judges, the Lua spec does.
 //   node client.js PORT '[{"open":"a","path":"/echo"}, {"send":"a","json":{...}}, {"recv":"a"}]'
+// PORT may be written wss:PORT: every connection then speaks TLS and accepts any certificate
+// (the tests make a self-signed one).
 // Steps (NAME names a connection):
 //   {"open":NAME, "path":"/x"}        connect; prints {"open":NAME} or {"error":...}
 //   {"send":NAME, "json":VALUE}       send JSON.stringify(VALUE) as a text frame
@@ -20,7 +22,8 @@
 'use strict';
 const WebSocket = require('ws');
 
-const port = process.argv[2];
+const target = String(process.argv[2]);
+const [scheme, port] = target.includes(':') ? target.split(':') : ['ws', target];
 const steps = JSON.parse(process.argv[3] || '[]');
 const conns = {};
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
@@ -36,7 +39,8 @@ function within(promise, what) {
 
 function connect(name, path) {
   return new Promise((resolve) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${port}${path}`, { maxPayload: 64 * 1024 * 1024 });
+    const ws = new WebSocket(`${scheme}://127.0.0.1:${port}${path}`,
+      { maxPayload: 64 * 1024 * 1024, rejectUnauthorized: false });
     const c = { ws, queue: [], waiters: [], closed: null, closeWaiters: [] };
     ws.on('message', (data, isBinary) => {
       const m = isBinary ? { recv: name, binary: Buffer.from(data).toString('hex') } : { recv: name, json: JSON.parse(data.toString()) };

@@ -33,7 +33,8 @@ function H.requireClient()
 end
 
 function H.clientCommand(port, steps)
-  return ("cd %s && node client.js %d %s"):format(H.shq(H.HERE), port, H.shq(json.encode(steps)))
+  -- port is a number, or "wss:PORT" for a server started with --tls-cert
+  return ("cd %s && node client.js %s %s"):format(H.shq(H.HERE), H.shq(tostring(port)), H.shq(json.encode(steps)))
 end
 
 function H.parseLines(out)
@@ -81,7 +82,12 @@ function H.start(modules, data, ...)
   os.execute(("( %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
     :format(H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log), H.shq(server.pidFile),
       H.shq(server.exitFile)))
-  local ready = H.client(server.port, { { wait = true } })
+  -- A TLS server is reached as "wss:PORT" (server.target); a plain one by its port.
+  server.target = server.port
+  for _, a in ipairs({ ... }) do
+    if a == "--tls-cert" then server.target = "wss:" .. server.port end
+  end
+  local ready = H.client(server.target, { { wait = true } })
   if not (ready[1] and ready[1].ready) then
     error("tycho serve did not start:\n" .. (H.readFile(server.log) or ""), 0)
   end

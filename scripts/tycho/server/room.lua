@@ -1,5 +1,9 @@
 -- scripts/tycho/server/room.lua: a set of members (sessions, or anything with `.id` and
 -- `:send(msg)`) that a server module broadcasts to. require("tycho.server.room").
+-- A broadcast encodes its message once and hands the same text to every session
+-- (`session:sendText`); members without sendText get `:send(msg)`.
+
+local json = tycho.json
 
 ---@class tycho.RoomMember
 ---@field id integer|string
@@ -11,10 +15,16 @@
 local Room = {}
 Room.__index = Room
 
+-- Ids in broadcast order; sorted lazily, since members mostly join in id order.
+local function byId(a, b)
+  if type(a) == type(b) then return a < b end
+  return type(a) == "number"
+end
+
 ---A new, empty room.
 ---@return tycho.Room
 function Room.new()
-  return setmetatable({ members = {}, count = 0 }, Room)
+  return setmetatable({ members = {}, count = 0, order = {}, sorted = true }, Room)
 end
 
 ---Adds a member (replacing one with the same id). Returns the member.
@@ -24,7 +34,13 @@ function Room:add(member)
   assert(type(member) == "table" or type(member) == "userdata", "bad argument #1 to 'add' (member expected)")
   local id = member.id
   assert(id ~= nil, "bad argument #1 to 'add' (member has no id)")
-  if self.members[id] == nil then self.count = self.count + 1 end
+  if self.members[id] == nil then
+    self.count = self.count + 1
+    local order = self.order
+    local last = order[#order]
+    order[#order + 1] = id
+    if last ~= nil and not byId(last, id) then self.sorted = false end
+  end
   self.members[id] = member
   return member
 end
@@ -37,6 +53,13 @@ function Room:remove(id)
   if member ~= nil then
     self.members[id] = nil
     self.count = self.count - 1
+    local order = self.order
+    for i = 1, #order do
+      if order[i] == id then
+        table.remove(order, i)
+        break
+      end
+    end
   end
   return member
 end
@@ -48,18 +71,28 @@ end
 ---@return integer
 function Room:broadcast(msg, exceptId)
   -- Members are sent to in id order so that a test sees a stable order.
-  local ids = {}
-  for id in pairs(self.members) do
-    if id ~= exceptId then ids[#ids + 1] = id end
+  local order = self.order
+  if not self.sorted then
+    table.sort(order, byId)
+    self.sorted = true
   end
-  table.sort(ids, function(a, b)
-    if type(a) == type(b) then return a < b end
-    return type(a) == "number"
-  end)
+  local members = self.members
+  local text -- msg's JSON, made once, on the first member that takes text
   local sent, firstError = 0, nil
-  for _, id in ipairs(ids) do
-    local ok, err = pcall(self.members[id].send, self.members[id], msg)
-    if ok then sent = sent + 1 elseif not firstError then firstError = err end
+  for i = 1, #order do
+    local id = order[i]
+    if id ~= exceptId then
+      local member = members[id]
+      local ok, err
+      local sendText = member.sendText
+      if sendText then
+        if not text then text = json.encode(msg) end -- raises before anyone got msg
+        ok, err = pcall(sendText, member, text)
+      else
+        ok, err = pcall(member.send, member, msg)
+      end
+      if ok then sent = sent + 1 elseif not firstError then firstError = err end
+    end
   end
   if firstError then error(firstError, 0) end
   return sent

@@ -49,6 +49,8 @@ describe("crafty", function()
         local lists = H.messages(ev, "a", "world_list")
         assert.equals(2, #lists)
         assert.equals(0, #lists[1].worlds)
+        -- Lists are JSON arrays even when empty: the client printed `[]`, not `{}`.
+        assert.is_true(tycho.json.isArray(lists[1].worlds))
         assert.equals(1, #lists[2].worlds)
         local w = lists[2].worlds[1]
         assert.equals("Meadow", w.name)
@@ -71,6 +73,9 @@ describe("crafty", function()
         assert.equals("Meadow", welcome.world.name)
         assert.equals(0, #welcome.world.edits)
         assert.equals(0, #welcome.players)
+        assert.is_true(tycho.json.isArray(welcome.world.edits), "an empty world's edits must be []")
+        assert.is_true(tycho.json.isArray(welcome.players), "no other players must be []")
+        assert.is_false(tycho.json.isArray(welcome.you))
         assert.same({ x = 64, y = 80, z = 64, yaw = 0, pitch = 0 }, welcome.you)
       end)
     end)
@@ -310,6 +315,41 @@ describe("crafty", function()
         })
         assert.is_true(#H.messages(ev, "a", "welcome")[1].world.edits >= 10)
       end)
+    end)
+  end)
+
+  it("drops a client that stops answering pings within 2 x --ping (not sooner); its onClose runs", function()
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "create_world", name = "Clock", seed = 1 }), recv("a", "world_list"),
+        })
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        -- --ping 1: a silent client is pinged after 1 s and hung up on after 2 s. b stops reading
+        -- (its pongs stop); a looks for b's player_leave, which crafty's onClose sends, during the
+        -- first second (too early) and then up to 5 s later. a answers its pings and outlives b.
+        local t0 = tycho.now()
+        ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          hello("a"), recv("a"), hello("b"), recv("b"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"), recv("a", "player_join"),
+          { pause = "b" },
+          { drain = "a", ms = 1000 },
+          recv("a", "player_leave"),
+          { sleep = 2500 },
+          send("a", { t = "chat", message = "still here" }), recv("a", "chat"),
+          { resume = "b" }, { closed = "b" },
+        })
+        local elapsed = tycho.now() - t0 - 2.5
+        local early = H.find(ev, function(e) return e.drained == "a" end)
+        for _, m in ipairs(early.msgs) do assert.is_true(m.t ~= "player_leave", "dropped before the deadline") end
+        assert.is_not_nil(H.messages(ev, "a", "player_leave")[1], "the silent client was never dropped")
+        assert.is_true(elapsed < 4.5, ("dropped only after %.1f s"):format(elapsed))
+        assert.equals("still here", H.messages(ev, "a", "chat")[1].message)
+        assert.is_not_nil(H.find(ev, function(e) return e.closed == "b" end), "b was never closed")
+      end, "--ping", "1")
     end)
   end)
 end)
