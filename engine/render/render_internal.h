@@ -214,5 +214,7 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
 bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
 /* Frees what features_forward.c keeps on the device (overlay buffers); called on detach. */
 void ty_features_forward_release(ty_renderer *R);
+/* features_ui.c: frees the UI layer's GPU objects when the device goes. */
+void ty_features_ui_release(ty_renderer *R);
 
 #endif

@@ -29,6 +29,7 @@
 typedef struct mesh_rec {
   uint32_t first_vertex, vertex_count, first_index, index_count;
   float center[3], radius;
+  uint32_t vertex_room, index_room; /* space reserved in the shared arrays (update_mesh) */
 } mesh_rec;
 
 typedef struct tex_rec {
@@ -121,6 +122,10 @@ struct ty_renderer {
   /* GPU */
   ty_gl_buffer vbo, ibo;
   uint32_t uploaded_vertices, uploaded_indices;
+  /* Capacity of vbo/ibo (elements), and the ranges rewritten in place by update_mesh
+   * since the last upload (lo == hi: none), so an edit uploads one mesh, not all. */
+  uint32_t vbo_cap, ibo_cap;
+  uint32_t dirty_v_lo, dirty_v_hi, dirty_i_lo, dirty_i_hi;
   ty_gl_buffer inst_ring, cmd_ring;
   size_t inst_ring_size, cmd_ring_size;
   size_t inst_offset, cmd_offset;
@@ -320,6 +325,8 @@ uint32_t ty_render_add_mesh(ty_renderer *R, const ty_mesh_data *m, const char *n
   mr->vertex_count = m->vertex_count;
   mr->first_index = R->index_count;
   mr->index_count = m->index_count;
+  mr->vertex_room = m->vertex_count;
+  mr->index_room = m->index_count;
   ty_mesh_bounds(m, mr->center, &mr->radius);
   if (m->vertex_count) {
     TY_GROW(R->vertices, R->vertex_cap, R->vertex_count + m->vertex_count);
@@ -354,6 +361,50 @@ uint32_t ty_render_load_mesh(ty_renderer *R, const char *path, bool *ok) {
 }
 
 uint32_t ty_render_mesh_count(const ty_renderer *R) { return R->mesh_count; }
+
+static void widen(uint32_t *lo, uint32_t *hi, uint32_t a, uint32_t b) {
+  if (*lo == *hi) *lo = a, *hi = b;
+  else {
+    if (a < *lo) *lo = a;
+    if (b > *hi) *hi = b;
+  }
+}
+
+bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m) {
+  TY_ASSERT(m);
+  /* The placeholder stands for every missing mesh: it is never rewritten. */
+  if (mesh >= R->mesh_count || mesh == TY_RENDER_MESH_PLACEHOLDER) return false;
+  mesh_rec *mr = &R->meshes[mesh];
+  bool in_place = m->vertex_count <= mr->vertex_room && m->index_count <= mr->index_room;
+  if (!in_place) {
+    /* Moves to the end of the shared arrays with a quarter more room, so a mesh that
+     * grows edit by edit moves rarely; its old range is left unused. */
+    uint32_t vroom = m->vertex_count + m->vertex_count / 4 + 16, iroom = m->index_count + m->index_count / 4 + 24;
+    TY_GROW(R->vertices, R->vertex_cap, R->vertex_count + vroom);
+    TY_GROW(R->indices, R->index_cap, R->index_count + iroom);
+    mr->first_vertex = R->vertex_count, mr->vertex_room = vroom;
+    mr->first_index = R->index_count, mr->index_room = iroom;
+    memset(R->vertices + R->vertex_count, 0, vroom * sizeof *R->vertices);
+    memset(R->indices + R->index_count, 0, iroom * sizeof *R->indices);
+    R->vertex_count += vroom;
+    R->index_count += iroom;
+  }
+  mr->vertex_count = m->vertex_count;
+  mr->index_count = m->index_count;
+  ty_mesh_bounds(m, mr->center, &mr->radius);
+  if (m->vertex_count) memcpy(R->vertices + mr->first_vertex, m->vertices, m->vertex_count * sizeof *m->vertices);
+  for (uint32_t i = 0; i < m->index_count; i++)
+    R->indices[mr->first_index + i] = m->indices[i] < m->vertex_count ? m->indices[i] : 0;
+  if (in_place) {
+    widen(&R->dirty_v_lo, &R->dirty_v_hi, mr->first_vertex, mr->first_vertex + m->vertex_count);
+    widen(&R->dirty_i_lo, &R->dirty_i_hi, mr->first_index, mr->first_index + m->index_count);
+  }
+  R->bmeshes[mesh] = (ty_bucket_mesh){.index_count = mr->index_count, .first_index = mr->first_index,
+                                      .base_vertex = (int32_t)mr->first_vertex};
+  return true;
+}
+
+ty_frame *ty_render_frame_current(ty_renderer *R) { return R->frame_open ? &R->frame : NULL; }
 
 bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices, uint32_t *indices) {
   if (mesh >= R->mesh_count) return false;
@@ -610,6 +661,7 @@ static void destroy_vaos(ty_renderer *R) {
 static void gpu_release(ty_renderer *R) {
   ty_gl_device *dev = R->dev;
   ty_features_forward_release(R);
+  ty_features_ui_release(R);
   destroy_vaos(R);
   for (uint32_t i = 0; i < R->fb_count; i++) ty_gl_destroy_framebuffer(dev, R->fbs[i].fb);
   R->fb_count = 0;
@@ -634,6 +686,7 @@ static void gpu_release(ty_renderer *R) {
     bufs[i]->id = 0;
   }
   R->uploaded_vertices = R->uploaded_indices = 0;
+  R->vbo_cap = R->ibo_cap = 0;
   R->inst_ring_size = R->cmd_ring_size = 0;
   R->material_ssbo_cap = R->light_ssbo_cap = 0;
   R->materials_dirty = true;
@@ -706,18 +759,46 @@ static ty_gl_vertex_array vao_for(ty_renderer *R, size_t inst_offset) {
   return va;
 }
 
+/* Brings the GPU copies up to date: appended meshes and ranges rewritten in place are
+ * written into the existing buffers; only outgrowing them makes new ones (with half
+ * again the room, so meshes added one by one do not upload everything each time). */
 static bool upload_meshes(ty_renderer *R) {
-  if (R->vbo.id && R->uploaded_vertices == R->vertex_count && R->uploaded_indices == R->index_count) return true;
-  destroy_vaos(R);
-  if (R->vbo.id) ty_gl_destroy_buffer(R->dev, R->vbo);
-  if (R->ibo.id) ty_gl_destroy_buffer(R->dev, R->ibo);
-  R->vbo = ty_gl_make_buffer(R->dev, &(ty_gl_buffer_desc){.size = R->vertex_count * sizeof(ty_vertex),
-                                                          .data = R->vertices, .label = "mesh vertices"});
-  R->ibo = ty_gl_make_buffer(R->dev, &(ty_gl_buffer_desc){.size = R->index_count * sizeof(uint32_t),
-                                                          .data = R->indices, .label = "mesh indices"});
+  bool grow = !R->vbo.id || !R->ibo.id || R->vbo_cap < R->vertex_count || R->ibo_cap < R->index_count;
+  if (grow) {
+    destroy_vaos(R);
+    if (R->vbo.id) ty_gl_destroy_buffer(R->dev, R->vbo);
+    if (R->ibo.id) ty_gl_destroy_buffer(R->dev, R->ibo);
+    R->vbo_cap = R->vertex_count + R->vertex_count / 2 + 1024;
+    R->ibo_cap = R->index_count + R->index_count / 2 + 1536;
+    R->vbo = ty_gl_make_buffer(R->dev, &(ty_gl_buffer_desc){.size = R->vbo_cap * sizeof(ty_vertex),
+                                                            .flags = TY_GL_BUFFER_DYNAMIC, .label = "mesh vertices"});
+    R->ibo = ty_gl_make_buffer(R->dev, &(ty_gl_buffer_desc){.size = R->ibo_cap * sizeof(uint32_t),
+                                                            .flags = TY_GL_BUFFER_DYNAMIC, .label = "mesh indices"});
+    R->uploaded_vertices = 0;
+    R->uploaded_indices = 0;
+    R->dirty_v_lo = R->dirty_v_hi = R->dirty_i_lo = R->dirty_i_hi = 0;
+    if (!R->vbo.id || !R->ibo.id) return false;
+  }
+  if (R->dirty_v_hi > R->dirty_v_lo && R->dirty_v_lo < R->uploaded_vertices) {
+    uint32_t hi = R->dirty_v_hi < R->uploaded_vertices ? R->dirty_v_hi : R->uploaded_vertices;
+    ty_gl_update_buffer(R->dev, R->vbo, R->dirty_v_lo * sizeof(ty_vertex), R->vertices + R->dirty_v_lo,
+                        (hi - R->dirty_v_lo) * sizeof(ty_vertex));
+  }
+  if (R->dirty_i_hi > R->dirty_i_lo && R->dirty_i_lo < R->uploaded_indices) {
+    uint32_t hi = R->dirty_i_hi < R->uploaded_indices ? R->dirty_i_hi : R->uploaded_indices;
+    ty_gl_update_buffer(R->dev, R->ibo, R->dirty_i_lo * sizeof(uint32_t), R->indices + R->dirty_i_lo,
+                        (hi - R->dirty_i_lo) * sizeof(uint32_t));
+  }
+  R->dirty_v_lo = R->dirty_v_hi = R->dirty_i_lo = R->dirty_i_hi = 0;
+  if (R->uploaded_vertices < R->vertex_count)
+    ty_gl_update_buffer(R->dev, R->vbo, R->uploaded_vertices * sizeof(ty_vertex), R->vertices + R->uploaded_vertices,
+                        (R->vertex_count - R->uploaded_vertices) * sizeof(ty_vertex));
+  if (R->uploaded_indices < R->index_count)
+    ty_gl_update_buffer(R->dev, R->ibo, R->uploaded_indices * sizeof(uint32_t), R->indices + R->uploaded_indices,
+                        (R->index_count - R->uploaded_indices) * sizeof(uint32_t));
   R->uploaded_vertices = R->vertex_count;
   R->uploaded_indices = R->index_count;
-  return R->vbo.id && R->ibo.id;
+  return true;
 }
 
 /* A ring that holds at least need bytes a frame: grown (made anew) when it does not. */

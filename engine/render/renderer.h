@@ -79,6 +79,11 @@ uint32_t ty_render_add_mesh(ty_renderer *R, const ty_mesh_data *m, const char *n
  * TY_RENDER_MESH_PLACEHOLDER, logs mesh_load_failed and sets ty_render_error. */
 uint32_t ty_render_load_mesh(ty_renderer *R, const char *path, bool *ok);
 uint32_t ty_render_mesh_count(const ty_renderer *R);
+/* Replaces mesh's vertices and indices with a copy of m, keeping its id (a re-meshed
+ * voxel chunk, edited terrain): in place when m fits the room it had, else it moves to
+ * fresh room at the end of the shared buffers. Only the changed range is uploaded.
+ * False for an unknown id or the placeholder. */
+bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m);
 /* Vertex and index counts of a mesh; false for an unknown id. */
 bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices, uint32_t *indices);
 
@@ -192,6 +197,9 @@ typedef struct ty_frame {
 
 /* Returns the renderer's frame object (one, reused); never fails. */
 ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc);
+/* The frame between begin_frame and end_frame, NULL outside one: what a feature living
+ * outside the renderer (the UI layer, features_ui.c) adds its passes to. */
+ty_frame *ty_render_frame_current(ty_renderer *R);
 
 /* The built-in features: each declares its passes on F's graph when added. */
 typedef enum ty_feature_kind {

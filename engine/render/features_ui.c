@@ -1,0 +1,242 @@
+/* engine/render/features_ui.c: the UI layer of ui.h: a queue of screen-space triangles
+ * (rectangles, stb_easy_font text) drawn by one pass over the backbuffer after Tonemap,
+ * in runs of the same texture. HUDs and menus are built from it (examples/crafty). */
+#include "ui.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+#if TYCHO_WITH_GL
+#include <epoxy/gl.h>
+#endif
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wshadow"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#include <stb/stb_easy_font.h> /* Required for: text quads (libstb-dev) */
+#pragma GCC diagnostic pop
+
+typedef struct ui_vertex {
+  float x, y, u, v;
+  uint8_t rgba[4];
+} ui_vertex; /* 20 bytes */
+
+/* A run of vertices drawn with one texture. */
+typedef struct ui_run {
+  uint32_t texture, first, count;
+} ui_run;
+
+/* One queue per process: a game has one renderer; the device fields say whose GPU
+ * objects these are so a new device never sees stale ones. */
+static struct {
+  ui_vertex *verts;
+  uint32_t count, cap;
+  ui_run *runs;
+  uint32_t run_count, run_cap;
+  bool dropped_logged;
+#if TYCHO_WITH_GL
+  ty_gl_device *dev;
+  ty_gl_buffer vbo;
+  ty_gl_vertex_array va;
+  uint32_t gpu_cap;
+#endif
+} ui;
+
+static void to_bytes(const float c[4], uint8_t out[4]) {
+  for (int i = 0; i < 4; i++) {
+    float v = c ? c[i] : 1.0f;
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    out[i] = (uint8_t)lrintf(v * 255.0f);
+  }
+}
+
+/* Room for n more vertices in a run of texture; NULL (dropped) past the cap. */
+static ui_vertex *reserve(uint32_t texture, uint32_t n) {
+  if (ui.count + n > TY_UI_MAX_VERTICES) {
+    if (!ui.dropped_logged) ty_log("ui_queue_full", "more than %u UI vertices in one frame: the rest are dropped",
+                                   TY_UI_MAX_VERTICES);
+    ui.dropped_logged = true;
+    return NULL;
+  }
+  TY_GROW(ui.verts, ui.cap, ui.count + n);
+  if (!ui.run_count || ui.runs[ui.run_count - 1].texture != texture) {
+    TY_GROW(ui.runs, ui.run_cap, ui.run_count + 1);
+    ui.runs[ui.run_count++] = (ui_run){texture, ui.count, 0};
+  }
+  ui.runs[ui.run_count - 1].count += n;
+  ui_vertex *v = ui.verts + ui.count;
+  ui.count += n;
+  return v;
+}
+
+void ty_ui_rect(ty_renderer *R, float x, float y, float w, float h, const float rgba[4], uint32_t texture,
+                const float uv[4]) {
+  (void)R;
+  ui_vertex *v = reserve(texture, 6);
+  if (!v) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  /* uv is in image terms (v down from the top row); textures are stored bottom row first. */
+  float u0 = uv ? uv[0] : 0, v0 = uv ? uv[1] : 0, u1 = uv ? uv[2] : 1, v1 = uv ? uv[3] : 1;
+  const float xs[4] = {x, x + w, x + w, x}, ys[4] = {y, y, y + h, y + h};
+  const float us[4] = {u0, u1, u1, u0}, vs[4] = {1 - v0, 1 - v0, 1 - v1, 1 - v1};
+  static const int order[6] = {0, 1, 2, 0, 2, 3};
+  for (int k = 0; k < 6; k++) {
+    int i = order[k];
+    v[k] = (ui_vertex){xs[i], ys[i], us[i], vs[i], {c[0], c[1], c[2], c[3]}};
+  }
+}
+
+/* Measures each line of text and, with a colour, queues its glyphs; returns the widest. */
+static float for_lines(const char *text, float scale, float x, float y, const uint8_t *c) {
+  static char quads[16 * 4 * 1000]; /* stb_easy_font: 64 bytes a quad, ~1000 glyph strokes a line */
+  char line[512];
+  float widest = 0;
+  int lines = 0;
+  while (*text || lines == 0) {
+    size_t n = strcspn(text, "\n");
+    size_t keep = n < sizeof line - 1 ? n : sizeof line - 1;
+    memcpy(line, text, keep);
+    line[keep] = 0;
+    float w = (float)stb_easy_font_width(line) * scale;
+    if (w > widest) widest = w;
+    if (c) {
+      int q = stb_easy_font_print(0, 0, line, NULL, quads, (int)sizeof quads);
+      ui_vertex *v = q ? reserve(TY_RENDER_TEXTURE_WHITE, (uint32_t)q * 6u) : NULL;
+      for (int i = 0; v && i < q; i++) {
+        float p[4][2];
+        for (int k = 0; k < 4; k++) memcpy(p[k], quads + (i * 4 + k) * 16, sizeof p[k]);
+        static const int tri[6] = {0, 1, 2, 0, 2, 3};
+        for (int k = 0; k < 6; k++)
+          v[i * 6 + k] = (ui_vertex){x + p[tri[k]][0] * scale, y + ((float)lines * 10.0f + p[tri[k]][1]) * scale,
+                                     0.5f, 0.5f, {c[0], c[1], c[2], c[3]}};
+      }
+    }
+    lines++;
+    text += n;
+    if (*text == '\n') text++;
+    else break;
+  }
+  return widest;
+}
+
+float ty_ui_text(ty_renderer *R, float x, float y, float scale, const float rgba[4], const char *text) {
+  (void)R;
+  TY_ASSERT(text);
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  return for_lines(text, scale > 0 ? scale : 1, x, y, c);
+}
+
+void ty_ui_measure(const char *text, float scale, float *width, float *height) {
+  TY_ASSERT(text);
+  if (scale <= 0) scale = 1;
+  int lines = 1;
+  for (const char *p = text; *p; p++) lines += *p == '\n';
+  float w = for_lines(text, scale, 0, 0, NULL);
+  if (width) *width = w;
+  if (height) *height = (float)lines * 10.0f * scale;
+}
+
+uint32_t ty_ui_queued(const ty_renderer *R) {
+  (void)R;
+  return ui.count;
+}
+
+void ty_features_ui_release(ty_renderer *R) {
+#if TYCHO_WITH_GL
+  ty_gl_device *dev = ty_render_device(R);
+  if (dev && ui.dev == dev) {
+    if (ui.va.id) ty_gl_destroy_vertex_array(dev, ui.va);
+    if (ui.vbo.id) ty_gl_destroy_buffer(dev, ui.vbo);
+  }
+  ui.dev = NULL, ui.va.id = 0, ui.vbo.id = 0, ui.gpu_cap = 0;
+#else
+  (void)R;
+#endif
+}
+
+#if TYCHO_WITH_GL
+typedef struct ui_pass {
+  ty_program *prog;
+  rg_resource out;
+  ui_vertex *verts; /* per-frame copies */
+  ui_run *runs;
+  uint32_t count, run_count;
+} ui_pass;
+
+static void ui_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
+  ui_pass *p = data;
+  ty_gl_device *dev = ty_render_device(R);
+  if (!p->count) return;
+  if (ui.dev != dev) ui.dev = dev, ui.va.id = 0, ui.vbo.id = 0, ui.gpu_cap = 0;
+  if (p->count > ui.gpu_cap) {
+    if (ui.va.id) ty_gl_destroy_vertex_array(dev, ui.va);
+    if (ui.vbo.id) ty_gl_destroy_buffer(dev, ui.vbo);
+    ui.gpu_cap = p->count * 2;
+    ui.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = ui.gpu_cap * sizeof(ui_vertex),
+                                                         .flags = TY_GL_BUFFER_DYNAMIC, .label = "ui"});
+    ty_gl_vertex_array_desc vd = {.label = "ui"};
+    vd.bindings[0] = (ty_gl_vertex_binding){.buffer = ui.vbo, .stride = sizeof(ui_vertex)};
+    vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, x)};
+    vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, u)};
+    vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ui_vertex, rgba)};
+    ui.va = ty_gl_make_vertex_array(dev, &vd);
+  }
+  if (!ui.va.id) return;
+  ty_gl_update_buffer(dev, ui.vbo, 0, p->verts, p->count * sizeof(ui_vertex));
+  ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
+  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
+  ty_gl_use_program(dev, p->prog->gl);
+  glProgramUniform2f(ty_gl_program_name(dev, p->prog->gl), 0, (float)F->width, (float)F->height);
+  ty_gl_bind_vertex_array(dev, ui.va);
+  ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  for (uint32_t i = 0; i < p->run_count; i++) {
+    ty_gl_bind_texture(dev, 0, ty_render_texture_gl(R, p->runs[i].texture), smp);
+    ty_gl_draw(dev, TY_GL_TRIANGLES, p->runs[i].first, p->runs[i].count, 1);
+    ty_render_stats_mut(R)->draw_calls++;
+  }
+  ty_render_set_state(R, NULL);
+}
+#endif
+
+bool ty_render_add_ui(ty_renderer *R, ty_frame *F) {
+  TY_ASSERT(R && F);
+  bool ok = true;
+#if TYCHO_WITH_GL
+  if (ui.count && F->backbuffer.id) {
+    ty_program *prog = NULL;
+    if (ty_render_device(R)) {
+      prog = ty_render_program(R, "ui/ui.vert", "ui/ui.frag", NULL);
+      if (!prog) {
+        char msg[2048];
+        snprintf(msg, sizeof msg, "%s", ty_render_error(R));
+        ty_render_fail(R, "render_feature_disabled", "UI: %s", msg);
+        ok = false;
+      }
+    }
+    if (ok) {
+      ui_pass up = {.prog = prog, .out = F->backbuffer, .count = ui.count, .run_count = ui.run_count};
+      up.verts = ty_render_frame_alloc(R, ui.count * sizeof(ui_vertex));
+      memcpy(up.verts, ui.verts, ui.count * sizeof(ui_vertex));
+      up.runs = ty_render_frame_alloc(R, ui.run_count * sizeof(ui_run));
+      memcpy(up.runs, ui.runs, ui.run_count * sizeof(ui_run));
+      rg_resource rw = F->backbuffer;
+      ty_render_mark_write(R, rw);
+      ty_render_add_pass(R, F,
+                         &(rg_pass_desc){.name = "UI", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
+                                         .writes = &rw, .write_count = 1, .side_effect = true},
+                         ui_execute, &up, sizeof up);
+    }
+  }
+#else
+  (void)F;
+#endif
+  ui.count = 0;
+  ui.run_count = 0;
+  ui.dropped_logged = false;
+  return ok;
+}

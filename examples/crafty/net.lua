@@ -1,0 +1,138 @@
+-- examples/crafty/net.lua: the multiplayer client over tycho.net and `tycho serve`'s crafty
+-- module (protocol version 1): hello -> world_list -> join_world -> welcome. Everything the
+-- server sends after welcome is held (tycho.net's bootstrap buffering) until the game has
+-- built the world and installs its in-game handlers with start(), which replays it in
+-- order. Remote players are kept as pose samples and drawn interpolated ~100 ms behind.
+-- A lost connection calls onLost(message); the local saves are never touched by it.
+local Net = {}
+Net.__index = Net
+
+Net.PROTOCOL = 1
+Net.INTERP_DELAY = 0.1 -- seconds remote players are drawn behind their latest pose
+Net.SEND_INTERVAL = 1 / 15
+
+---Connects to url (e.g. "ws://127.0.0.1:8787") as name. handlers: onWorlds(list),
+---onWelcome(msg), onLost(message), onError(code, message).
+function Net.connect(url, name, playerKey, handlers)
+  local self = setmetatable({ url = url, name = name, key = playerKey, h = handlers, players = {},
+    chat = {}, sendAt = 0, state = "connecting", edits = 0 }, Net)
+  local conn, err = tycho.net.connect(url, "crafty", {
+    onOpen = function(c) c:send({ t = "hello", playerKey = playerKey, name = name, version = Net.PROTOCOL }) end,
+    onMessage = function(msg) self:_lobby(msg) end,
+    onClose = function(code, reason) self:_lost(("connection lost (%s): %s"):format(code, reason or "")) end,
+    onError = function(message) self:_lost("cannot connect: " .. tostring(message)) end,
+  })
+  if not conn then return nil, err end
+  self.conn = conn
+  return self
+end
+
+function Net:_lost(message)
+  if self.state == "closed" then return end
+  self.state = "closed"
+  if self.h.onLost then self.h.onLost(message) end
+end
+
+function Net:_lobby(msg)
+  if type(msg) ~= "table" then return end
+  if msg.t == "world_list" then
+    self.state = "lobby"
+    self.worlds = msg.worlds
+    if self.h.onWorlds then self.h.onWorlds(msg.worlds) end
+  elseif msg.t == "welcome" then
+    self.state = "loading"
+    self.playerId = msg.playerId
+    for _, p in ipairs(msg.players or {}) do self:_pose(p) end
+    if self.h.onWelcome then self.h.onWelcome(msg) end
+  elseif msg.t == "error" then
+    if self.h.onError then self.h.onError(msg.code, msg.message) end
+  end
+end
+
+function Net:listWorlds() self.conn:send({ t = "list_worlds" }) end
+function Net:createWorld(name, seed, gameMode) self.conn:send({ t = "create_world", name = name, seed = seed, gameMode = gameMode }) end
+function Net:join(worldId) self.conn:send({ t = "join_world", worldId = worldId }) end
+
+-- Records a pose sample of a remote player (a new one when first seen).
+function Net:_pose(m)
+  if m.playerId == self.playerId then return end
+  local p = self.players[m.playerId]
+  if not p then
+    p = { id = m.playerId, name = m.name or ("player " .. tostring(m.playerId)), samples = {} }
+    self.players[m.playerId] = p
+  end
+  local s = p.samples
+  s[#s + 1] = { t = tycho.now(), x = m.x, y = m.y, z = m.z, yaw = m.yaw, pitch = m.pitch }
+  while #s > 8 do table.remove(s, 1) end
+end
+
+---Installs the in-game handlers (the world is built): replays what arrived since welcome.
+---game: {applyEdit(x, y, z, type, author), onChat(from, message), onError(code, message)}
+function Net:start(game)
+  self.game = game
+  self.state = "playing"
+  self.conn:setHandlers({
+    onMessage = function(msg)
+      if type(msg) ~= "table" then return end
+      local t = msg.t
+      if t == "block_edit" then
+        self.edits = self.edits + 1
+        game.applyEdit(msg.x, msg.y, msg.z, msg.type, msg.author)
+      elseif t == "player_transform" or t == "player_join" then
+        self:_pose(msg)
+      elseif t == "player_leave" then
+        local p = self.players[msg.playerId]
+        self.players[msg.playerId] = nil
+        if p and game.onPlayerLeave then game.onPlayerLeave(p) end
+      elseif t == "chat" then
+        self.chat[#self.chat + 1] = { from = msg.from, message = msg.message }
+        if game.onChat then game.onChat(msg.from, msg.message) end
+      elseif t == "error" then
+        if game.onError then game.onError(msg.code, msg.message) end
+      end
+    end,
+    onClose = function(code, reason) self:_lost(("connection lost (%s): %s"):format(code, reason or "")) end,
+    onError = function(message) self:_lost(tostring(message)) end,
+  })
+end
+
+---Sends the local pose at most 15 times a second.
+function Net:sendPose(p)
+  local now = tycho.now()
+  if now - self.sendAt < Net.SEND_INTERVAL or self.state ~= "playing" then return end
+  self.sendAt = now
+  self.conn:send({ t = "transform", x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch })
+end
+
+function Net:sendEdit(action, x, y, z, blockType)
+  self.conn:send({ t = "block_edit", action = action, x = x, y = y, z = z, type = blockType })
+end
+
+function Net:say(message) self.conn:send({ t = "chat", message = message }) end
+
+function Net:sendInventory(inv) self.conn:send({ t = "inventory", stacks = inv.stacks, hotbar = inv.hotbar }) end
+
+---Where remote player p is drawn at time now: between the two samples around now - delay.
+function Net.interpolate(p, now)
+  local s = p.samples
+  if #s == 0 then return nil end
+  local t = now - Net.INTERP_DELAY
+  if t <= s[1].t then return s[1].x, s[1].y, s[1].z, s[1].yaw end
+  for i = 2, #s do
+    local a, b = s[i - 1], s[i]
+    if t <= b.t then
+      local f = (b.t > a.t) and (t - a.t) / (b.t - a.t) or 1
+      local dyaw = (b.yaw - a.yaw + math.pi) % (2 * math.pi) - math.pi
+      return a.x + (b.x - a.x) * f, a.y + (b.y - a.y) * f, a.z + (b.z - a.z) * f, a.yaw + dyaw * f
+    end
+  end
+  local l = s[#s]
+  return l.x, l.y, l.z, l.yaw
+end
+
+function Net:close()
+  self.state = "closed"
+  if self.conn then self.conn:close(1000, "bye") end
+end
+
+return Net

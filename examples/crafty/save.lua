@@ -1,0 +1,81 @@
+-- examples/crafty/save.lua: local worlds in tycho.storage: the SavedWorld record of a game
+-- (world edits, player pose, sun, mode, inventory, thumbnail), the world list for the start
+-- screen, loading by replay (regenerate from the seed, then apply the edit log), and the
+-- debounced autosave (at most every 5 s while something changed, and on quit).
+local World = require("world")
+
+local Save = {}
+
+Save.AUTOSAVE_SECONDS = 5
+
+---The store the game uses: CRAFTY_SAVES, else tycho's default (~/.local/share/tycho).
+---@return table|nil store, string|nil message
+function Save.open(path)
+  path = path or os.getenv("CRAFTY_SAVES")
+  return tycho.storage.open(path)
+end
+
+---The worlds to list, most recently played first. A store that cannot be opened gives an
+---empty list and its message (the file is left as it is).
+function Save.list(store)
+  if not store then return {} end
+  local ok, worlds = pcall(store.list, store)
+  if not ok then return {}, tostring(worlds) end
+  return worlds or {}
+end
+
+---The SavedWorld record of a running game.
+---@param game {record: table, world: table, player: table, inventory: table, sunAngle: number, moonPhase?: number, screenshot?: string}
+function Save.record(game)
+  local r = game.record
+  local p = game.player
+  r.edits = game.world.edits
+  r.player = { x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
+  r.sunAngle = game.sunAngle
+  r.moonPhase = game.moonPhase
+  r.inventory = game.inventory:toSaved()
+  r.screenshot = game.screenshot or r.screenshot
+  r.lastPlayedAt = os.time() * 1000
+  return r
+end
+
+---Loads world id: the record, and a World regenerated from its seed with the edit log
+---replayed (entries outside the world are skipped with a log line).
+---@return table|nil record, table|string world_or_message
+function Save.load(store, id, log)
+  local ok, record, err = pcall(store.load, store, id)
+  if not ok then return nil, tostring(record) end
+  if not record then return nil, err or ("no world with id " .. tostring(id)) end
+  local world = World.new(record.seed)
+  if log then world.log = log end
+  world:applyEdits(record.edits or {})
+  world.dirty = {}
+  return record, world
+end
+
+---Autosave: call note() when something changed and tick(now) every frame; it saves at
+---most every AUTOSAVE_SECONDS while there are changes. flush() saves now if anything changed.
+function Save.autosave(store, game)
+  local self = { store = store, game = game, pending = false, last = tycho.now(), saves = 0, error = nil }
+  function self.note() self.pending = true end
+  function self.flush()
+    if not self.pending or not self.store then return true end
+    local ok, err = self.store:save(Save.record(self.game))
+    self.last = tycho.now()
+    if not ok then
+      self.error = err
+      print("crafty: saving failed: " .. tostring(err))
+      return false
+    end
+    self.pending = false
+    self.saves = self.saves + 1
+    return true
+  end
+  function self.tick(now)
+    if self.pending and (now or tycho.now()) - self.last >= Save.AUTOSAVE_SECONDS then return self.flush() end
+    return true
+  end
+  return self
+end
+
+return Save

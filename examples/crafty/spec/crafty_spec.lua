@@ -1,0 +1,411 @@
+-- examples/crafty/spec/crafty_spec.lua: the game's logic headless: terrain per seed, edit
+-- replay, saves (every field, an old record, a damaged one, a newer one), survival counts,
+-- collision, the ray cast, whole runs of the game (headless and offscreen), and the
+-- multiplayer flow against a real `tycho serve`.
+local testing = require("tycho.testing")
+local dir = testing.here() .. "/.."
+package.path = dir .. "/?.lua;" .. package.path
+
+local World = require("world")
+local Player = require("player")
+local Inventory = require("inventory")
+local Save = require("save")
+local blocks = require("blocks")
+
+local function tmp()
+  local p = os.tmpname()
+  os.remove(p)
+  return p .. ".sqlite"
+end
+
+local function removeStore(p)
+  for _, s in ipairs({ "", "-wal", "-shm" }) do os.remove(p .. s) end
+end
+
+-- A pure-Lua world stub for physics: solid below y = 10 and in the listed cells.
+local function flatWorld(extra)
+  return { solid = function(_, x, y, z) return y < 10 or (extra and extra[x .. "," .. y .. "," .. z]) or false end }
+end
+
+describe("crafty world", function()
+  it("generates the same terrain for the same seed, and different terrain for another", function()
+    local a, b, c = World.new(1234), World.new(1234), World.new(99)
+    for _, cc in ipairs({ { 0, 0 }, { -3, 2 }, { 5, -7 } }) do
+      assert.equals(a:chunk(cc[1], cc[2]):bytes(), b:chunk(cc[1], cc[2]):bytes())
+    end
+    assert.are_not.equal(a:chunk(0, 0):bytes(), c:chunk(0, 0):bytes())
+    -- A string seed is a seed too, and stable.
+    assert.equals(World.new("meadow"):chunk(1, 1):bytes(), World.new("meadow"):chunk(1, 1):bytes())
+    -- Terrain has ground and sky: stone at the bottom, air at the top.
+    assert.equals(blocks.STONE, a:get(3, 1, 3))
+    assert.equals(0, a:get(3, World.CY - 1, 3))
+  end)
+
+  it("replays an edit log onto a regenerated world to the same blocks", function()
+    local a = World.new(7)
+    a:chunk(0, 0)
+    a:set(1, 50, 1, blocks.BRICK)
+    a:set(20, 60, -5, blocks.GLASS) -- in chunk (1, -1), not generated yet
+    a:set(1, 50, 1, 0)             -- a later edit of the same block replaces the first
+    a:set(15, 45, 15, 0)
+    assert.equals(3, #a.edits)
+    local b = World.new(7)
+    assert.equals(3, b:applyEdits(a.edits))
+    for _, cc in ipairs({ { 0, 0 }, { 1, -1 } }) do
+      assert.equals(a:chunk(cc[1], cc[2]):bytes(), b:chunk(cc[1], cc[2]):bytes())
+    end
+    assert.equals(blocks.GLASS, b:get(20, 60, -5))
+    assert.equals(0, b:get(1, 50, 1))
+  end)
+
+  it("skips edits outside the world with a log line", function()
+    local w = World.new(1)
+    local lines = {}
+    w.log = function(line) lines[#lines + 1] = line end
+    local n = w:applyEdits({ { x = 0, y = -1, z = 0, type = 1 }, { x = 0, y = World.CY, z = 0, type = 1 },
+      { x = 0, y = 5, z = 0, type = 300 }, { x = 0.5, y = 5, z = 0, type = 1 }, { x = 2, y = 70, z = 2, type = 3 } })
+    assert.equals(1, n)
+    assert.equals(4, #lines)
+    assert.truthy(lines[1]:find("skipped", 1, true))
+    assert.equals(3, w:get(2, 70, 2))
+  end)
+
+  it("casts rays to the first solid block and the face it entered", function()
+    local w = World.new(5)
+    for x = -2, 2 do for z = -2, 2 do for y = 90, 100 do w:set(x, y, z, 0) end end end
+    w:set(0, 95, -3, blocks.STONE)
+    local x, y, z, nx, ny, nz = w:raycast(0.5, 95.5, 0.5, 0, 0, -1, 8)
+    assert.same({ 0, 95, -3, 0, 0, 1 }, { x, y, z, nx, ny, nz })
+    -- Diagonal, down onto a block placed below.
+    w:set(2, 91, 2, blocks.BRICK)
+    local d = 1 / math.sqrt(3)
+    x, y, z, nx, ny, nz = w:raycast(0.5, 93.5, 0.5, d, -d, d, 8)
+    assert.same({ 2, 91, 2 }, { x, y, z })
+    assert.equals(1, math.abs(nx) + math.abs(ny) + math.abs(nz))
+    -- Nothing within reach.
+    assert.is_nil(w:raycast(0.5, 95.5, 0.5, 0, 0, -1, 2))
+  end)
+end)
+
+describe("crafty player", function()
+  it("falls onto the ground and stands on it", function()
+    local p = Player.new(flatWorld(), { x = 0.5, y = 20, z = 0.5 })
+    for _ = 1, 120 do p:step(1 / 60, {}) end
+    assert.near(10, p.y, 1e-3)
+    assert.is_true(p.onGround)
+    assert.is_false(p:collides(p.x, p.y, p.z))
+  end)
+
+  it("is stopped by a wall and never enters a block", function()
+    local wall = {}
+    for y = 10, 12 do for z = -3, 3 do wall["3," .. y .. "," .. z] = true end end
+    local p = Player.new(flatWorld(wall), { x = 0.5, y = 10, z = 0.5, yaw = -math.pi / 2 }) -- facing +X
+    for _ = 1, 120 do
+      p:step(1 / 60, { forward = 1 })
+      assert.is_false(p:collides(p.x, p.y, p.z))
+    end
+    assert.near(3 - Player.HALF_WIDTH, p.x, 1e-2)
+  end)
+
+  it("jumps one block high, not two", function()
+    local p = Player.new(flatWorld(), { x = 0.5, y = 10, z = 0.5 })
+    p:step(1 / 60, {})
+    local top = p.y
+    p:step(1 / 60, { jump = true })
+    for _ = 1, 60 do
+      p:step(1 / 60, {})
+      top = math.max(top, p.y)
+    end
+    assert.is_true(top > 11 and top < 12, top)
+  end)
+end)
+
+describe("crafty inventory", function()
+  it("counts in survival: breaking gathers, placing takes, none left refuses", function()
+    local inv = Inventory.new("survival")
+    assert.equals(0, inv:count(blocks.STONE))
+    assert.is_false(inv:take(blocks.STONE))
+    inv:gather(blocks.STONE)
+    inv:gather(blocks.STONE)
+    inv:gather(blocks.GRASS) -- grass drops dirt
+    assert.equals(2, inv:count(blocks.STONE))
+    assert.equals(1, inv:count(blocks.DIRT))
+    assert.is_true(inv:take(blocks.STONE))
+    assert.equals(1, inv:count(blocks.STONE))
+    local saved = inv:toSaved()
+    local again = Inventory.new("survival", saved)
+    assert.equals(1, again:count(blocks.STONE))
+    assert.equals(1, again:count(blocks.DIRT))
+    assert.same(inv.hotbar, again.hotbar)
+  end)
+
+  it("never runs out in creative, and selects hotbar slots with wrap-around", function()
+    local inv = Inventory.new("creative")
+    for _ = 1, 100 do assert.is_true(inv:take(blocks.BRICK)) end
+    inv:select(9)
+    inv:scroll(1)
+    assert.equals(1, inv.selected)
+    inv:scroll(-1)
+    assert.equals(9, inv.selected)
+  end)
+end)
+
+describe("crafty saves", function()
+  it("round-trips every field of a game through save and load", function()
+    local path = tmp()
+    local store = assert(Save.open(path))
+    local record = tycho.storage.createSavedWorld("Meadow", 4321, "survival")
+    local world = World.new(4321)
+    world:set(3, 70, 4, blocks.BRICK)
+    world:set(-20, 65, 9, blocks.GLASS)
+    local inv = Inventory.new("survival")
+    inv:gather(blocks.STONE)
+    inv:select(4)
+    local game = { record = record, world = world, inventory = inv,
+      player = { x = 10.5, y = 71, z = -3.25, yaw = 1.25, pitch = -0.5 }, sunAngle = 2.5, moonPhase = 3,
+      screenshot = "\137PNG fake bytes" }
+    assert.is_true(store:save(Save.record(game)))
+    local back, w2 = Save.load(store, record.id)
+    assert.truthy(back, w2)
+    assert.equals("Meadow", back.name)
+    assert.equals(4321, back.seed)
+    assert.equals("survival", back.gameMode)
+    assert.equals(record.createdAt, back.createdAt)
+    assert.equals(record.lastPlayedAt, back.lastPlayedAt)
+    assert.same({ x = 10.5, y = 71, z = -3.25, yaw = 1.25, pitch = -0.5 }, back.player)
+    assert.equals(2.5, back.sunAngle)
+    assert.equals(3, back.moonPhase)
+    assert.equals("\137PNG fake bytes", back.screenshot)
+    assert.equals(tycho.storage.CURRENT_FORMAT_VERSION, back.version)
+    assert.same(inv:toSaved(), back.inventory)
+    assert.equals(2, #back.edits)
+    assert.equals(blocks.BRICK, w2:get(3, 70, 4))
+    assert.equals(blocks.GLASS, w2:get(-20, 65, 9))
+    assert.equals(world:chunk(0, 0):bytes(), w2:chunk(0, 0):bytes())
+    store:close()
+    removeStore(path)
+  end)
+
+  it("upgrades an old-format record (no gameMode, no sunAngle) and refuses a newer one", function()
+    local path, json = tmp(), os.tmpname()
+    local store = assert(Save.open(path))
+    local f = assert(io.open(json, "wb"))
+    f:write('{"id":"old","name":"Old","seed":42,"createdAt":5,"lastPlayedAt":6,'
+      .. '"edits":[{"x":1,"y":70,"z":3,"type":4}],"player":{"x":1,"y":80,"z":3,"yaw":0,"pitch":0},"version":1}')
+    f:close()
+    local id = assert(store:importWorld(json))
+    local record, world = Save.load(store, id)
+    assert.truthy(record, world)
+    assert.equals("creative", record.gameMode)
+    assert.near(math.pi * 0.3, record.sunAngle, 1e-9)
+    assert.equals(tycho.storage.CURRENT_FORMAT_VERSION, record.version)
+    assert.equals(4, world:get(1, 70, 3))
+    f = assert(io.open(json, "wb"))
+    f:write('{"id":"new","name":"New","seed":1,"createdAt":5,"lastPlayedAt":6,"edits":[],'
+      .. '"player":{"x":1,"y":80,"z":3,"yaw":0,"pitch":0},"version":99}')
+    f:close()
+    local none, msg = store:importWorld(json)
+    assert.is_nil(none)
+    assert.truthy(tostring(msg):find("newer", 1, true), msg)
+    store:close()
+    os.remove(json)
+    removeStore(path)
+  end)
+
+  it("reports a damaged world, leaves it as it is on disk, and still lists and loads the others", function()
+    if testing.shell("command -v sqlite3") ~= 0 then
+      error("this test damages a record with the sqlite3 command-line shell: install sqlite3", 0)
+    end
+    local path = tmp()
+    local store = assert(Save.open(path))
+    local good = tycho.storage.createSavedWorld("Good", 1)
+    good.edits = { { x = 1, y = 70, z = 1, type = 3 } }
+    local bad = tycho.storage.createSavedWorld("Bad", 2)
+    bad.edits = { { x = 2, y = 70, z = 2, type = 3 } }
+    assert(store:save(good))
+    assert(store:save(bad))
+    store:close()
+    -- Truncate the bad world's packed edit log: its count no longer matches its bytes.
+    local code, out = testing.shell(("sqlite3 %s %s"):format(testing.quote(path),
+      testing.quote("UPDATE world_edits SET data = substr(data, 1, 5) WHERE world_id = '" .. bad.id .. "'")))
+    if code ~= 0 then
+      code, out = testing.shell(("sqlite3 %s .schema"):format(testing.quote(path)))
+      error("could not damage the record:\n" .. out, 0)
+    end
+    local function damagedLength()
+      local _, o = testing.shell(("sqlite3 %s %s"):format(testing.quote(path),
+        testing.quote("SELECT length(data) FROM world_edits WHERE world_id = '" .. bad.id .. "'")))
+      return o:match("%d+")
+    end
+    assert.equals("5", damagedLength())
+    store = assert(Save.open(path))
+    local list = Save.list(store)
+    local names = {}
+    for _, w in ipairs(list) do names[w.name] = true end
+    assert.is_true(names.Good)
+    local record, msg = Save.load(store, bad.id)
+    assert.is_nil(record)
+    assert.truthy(tostring(msg):find("damaged", 1, true), msg)
+    local ok, world = Save.load(store, good.id)
+    assert.truthy(ok, world)
+    assert.equals(3, world:get(1, 70, 1))
+    store:close()
+    assert.equals("5", damagedLength()) -- the damaged record was left as it was
+    removeStore(path)
+  end)
+
+  it("autosaves at most every 5 seconds while something changed, and flushes on demand", function()
+    local path = tmp()
+    local store = assert(Save.open(path))
+    local record = tycho.storage.createSavedWorld("Auto", 3)
+    local game = { record = record, world = World.new(3), inventory = Inventory.new("creative"),
+      player = { x = 1, y = 80, z = 1, yaw = 0, pitch = 0 }, sunAngle = 1 }
+    local auto = Save.autosave(store, game)
+    local t0 = auto.last
+    auto.tick(t0 + 10)
+    assert.equals(0, auto.saves) -- nothing changed
+    auto.note()
+    auto.tick(t0 + 1)
+    assert.equals(0, auto.saves) -- too soon
+    auto.tick(t0 + 6)
+    assert.equals(1, auto.saves)
+    game.world:set(0, 100, 0, blocks.BRICK)
+    auto.note()
+    assert.is_true(auto.flush())
+    assert.equals(1, #store:load(record.id).edits)
+    store:close()
+    removeStore(path)
+  end)
+end)
+
+describe("crafty runs", function()
+  it("runs headless with a world auto-started, and saves it on quit", function()
+    local path = tmp()
+    local code, out = testing.shell(("CRAFTY_SAVES=%s CRAFTY_AUTOSTART=777 %s run %s --headless --frames 40")
+      :format(testing.quote(path), testing.quote(tycho.executable), testing.quote(dir)))
+    assert.equals(0, code, out)
+    assert.is_nil(out:find("rror"), out)
+    local store = assert(tycho.storage.open(path))
+    local list = store:list()
+    assert.equals(1, #list)
+    assert.equals(777, list[1].seed)
+    store:close()
+    removeStore(path)
+  end)
+
+  it("plays in-process: walks, breaks and places blocks, the chunks mesh", function()
+    local path = tmp()
+    local env = { CRAFTY_SAVES = path, CRAFTY_AUTOSTART = "31337", CRAFTY_VIEW = "3" }
+    local getenv = os.getenv
+    os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
+    local ok, engine = pcall(testing.runGame, dir, 30)
+    os.getenv = getenv -- luacheck: ignore
+    assert.truthy(ok, engine)
+    local game = engine.crafty
+    assert.equals("playing", game.state)
+    assert.is_true(game.chunks:count() >= 9)
+    assert.is_true(game.player.onGround)
+    -- Look straight down and break the block underfoot, then place one back.
+    local p = game.player
+    p.x, p.z = math.floor(p.x) + 0.5, math.floor(p.z) + 0.5
+    while p:collides(p.x, p.y, p.z) do p.y = math.floor(p.y) + 1 end
+    while not p:collides(p.x, p.y - 0.01, p.z) do p.y = p.y - 1 end
+    p.y = math.floor(p.y)
+    p.pitch = -1.55
+    local below = game.world:get(math.floor(p.x), math.floor(p.y) - 1, math.floor(p.z))
+    assert.are_not.equal(0, below)
+    assert.is_true(game.breakOrPlace("break"))
+    assert.equals(0, game.world:get(math.floor(p.x), math.floor(p.y) - 1, math.floor(p.z)))
+    assert.equals(1, #game.world.edits)
+    for _ = 1, 30 do engine:step(1 / 60) end -- falls into the hole
+    assert.is_true(game.player.onGround)
+    local frame = engine:frame()
+    assert.is_true(frame.buckets.opaque >= 1)
+    game.leave()
+    assert.equals("menu", game.state)
+    local store = assert(tycho.storage.open(path))
+    assert.equals(1, #store:load(store:list()[1].id).edits)
+    store:close()
+    removeStore(path)
+  end)
+
+  it("renders a frame that is not flat under the offscreen driver", function()
+    local path, shot = tmp(), os.tmpname() .. ".png"
+    local code, out = testing.shell(("SDL_VIDEODRIVER=offscreen CRAFTY_SAVES=%s CRAFTY_AUTOSTART=42 %s run %s --frames 20 "
+      .. "--screenshot %s --width 320 --height 180"):format(testing.quote(path), testing.quote(tycho.executable),
+      testing.quote(dir), testing.quote(shot)))
+    if out:find("running headless", 1, true) then
+      removeStore(path)
+      return pending("no GL 4.5 here: " .. out)
+    end
+    assert.equals(0, code, out)
+    local img = assert(tycho.image.load(shot))
+    local seen, distinct = {}, 0
+    for i = 1, #img.pixels, 4 * 37 do
+      local k = img.pixels:sub(i, i + 2)
+      if not seen[k] then seen[k], distinct = true, distinct + 1 end
+    end
+    assert.is_true(distinct > 20, "only " .. distinct .. " colours")
+    os.remove(shot)
+    removeStore(path)
+  end)
+end)
+
+describe("crafty multiplayer", function()
+  it("joins a world on a real `tycho serve` and sees another client's edit at once", function()
+    local H = dofile(tycho.home .. "/tests/server/harness.lua")
+    local Net = require("net")
+    local data = H.tempDir()
+    H.with(tycho.home .. "/server/modules", data, function(s)
+      local url = "ws://127.0.0.1:" .. s.port
+      local function pump(cond)
+        for _ = 1, 500 do
+          if cond() then return true end
+          tycho.net.update(0.01)
+        end
+        error("timed out", 2)
+      end
+      local seen = {}
+      local a = assert(Net.connect(url, "ada", "key-a", { onWorlds = function(w) seen.aWorlds = w end,
+        onWelcome = function(msg) seen.aWelcome = msg end, onLost = function(m) seen.aLost = m end }))
+      pump(function() return seen.aWorlds end)
+      a:createWorld("Shared", 2024, "creative")
+      pump(function() return seen.aWorlds and #seen.aWorlds == 1 end)
+      local worldId = seen.aWorlds[1].id
+      a:join(worldId)
+      pump(function() return seen.aWelcome end)
+      -- A builds its world from the welcome (seed + edit log) and goes live.
+      local worldA = World.new(seen.aWelcome.world.seed)
+      worldA:applyEdits(seen.aWelcome.world.edits)
+      a:start({ applyEdit = function(x, y, z, t) worldA:set(x, y, z, t) end })
+
+      local b = assert(Net.connect(url, "bob", "key-b", { onWorlds = function(w) seen.bWorlds = w end,
+        onWelcome = function(msg) seen.bWelcome = msg end }))
+      pump(function() return seen.bWorlds end)
+      b:join(worldId)
+      pump(function() return seen.bWelcome end)
+      local errors = {}
+      b:start({ applyEdit = function() end, onError = function(code) errors[#errors + 1] = code end })
+      assert.equals(1, #seen.bWelcome.players) -- ada is there
+      -- Bob walks next to the server's ground level and breaks a block there.
+      b.sendAt = -1
+      b:sendPose({ x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 })
+      pump(function()
+        local p = next(a.players) and a.players[next(a.players)]
+        return p and p.samples[#p.samples].x == 10.5
+      end)
+      b:sendEdit("break", 10, 64, 10, 0)
+      pump(function() return a.edits >= 1 or #errors > 0 end)
+      assert.same({}, errors)
+      assert.equals(0, worldA:get(10, 64, 10))
+      assert.equals(1, #worldA.edits)
+      -- Ada sees Bob as a player she can draw, interpolated from his poses.
+      local x = Net.interpolate(a.players[next(a.players)], tycho.now() + 1)
+      assert.near(10.5, x, 1e-6)
+      a:close()
+      b:close()
+      pump(function() return a.state == "closed" and b.state == "closed" end)
+    end)
+    H.removeTree(data)
+  end)
+end)

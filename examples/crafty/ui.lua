@@ -1,0 +1,92 @@
+-- examples/crafty/ui.lua: what crafty draws with tycho.ui over the frame: the HUD
+-- (crosshair, hotbar with counts, chat, a status line) and the start screen (saved worlds
+-- with thumbnails, most recently played first, and the keys that create, continue, delete
+-- or go multiplayer). Layout only: main.lua owns the state it shows.
+local blocks = require("blocks")
+
+local UI = {}
+
+local WHITE, SHADOW = { 1, 1, 1, 1 }, { 0, 0, 0, 0.6 }
+
+local function text(x, y, s, color, scale)
+  tycho.ui.text(x + scale, y + scale, s, SHADOW, scale)
+  return tycho.ui.text(x, y, s, color or WHITE, scale)
+end
+UI.text = text
+
+-- The atlas tile of a block's side as image-space uv.
+local function tileUv(t)
+  local b = blocks.byId[t]
+  if not b then return nil end
+  local tile = b.tiles[2]
+  local c, r = tile % blocks.ATLAS_COLUMNS, tile // blocks.ATLAS_COLUMNS
+  return { c / blocks.ATLAS_COLUMNS, r / blocks.ATLAS_ROWS, (c + 1) / blocks.ATLAS_COLUMNS, (r + 1) / blocks.ATLAS_ROWS }
+end
+
+---The in-game HUD.
+---@param s {width: integer, height: integer, inventory: table, atlas: table, chat: string[], status?: string, typing?: string, mode: string}
+function UI.hud(s)
+  local w, h = s.width, s.height
+  local cx, cy = w / 2, h / 2
+  tycho.ui.rect(cx - 10, cy - 1, 20, 2, { 1, 1, 1, 0.85 })
+  tycho.ui.rect(cx - 1, cy - 10, 2, 20, { 1, 1, 1, 0.85 })
+  local inv = s.inventory
+  local slot, pad = 44, 4
+  local total = 9 * slot + 8 * pad
+  local x0, y0 = (w - total) / 2, h - slot - 12
+  tycho.ui.rect(x0 - 6, y0 - 6, total + 12, slot + 12, { 0, 0, 0, 0.45 })
+  for i = 1, 9 do
+    local x = x0 + (i - 1) * (slot + pad)
+    local t = inv.hotbar[i]
+    if i == inv.selected then tycho.ui.rect(x - 3, y0 - 3, slot + 6, slot + 6, { 1, 1, 1, 0.9 }) end
+    tycho.ui.rect(x, y0, slot, slot, { 0.15, 0.15, 0.15, 0.9 })
+    local uv = tileUv(t)
+    if uv then
+      local n = inv:count(t)
+      local alpha = n > 0 and 1 or 0.3
+      tycho.ui.rect(x + 6, y0 + 6, slot - 12, slot - 12, { 1, 1, 1, alpha }, s.atlas, uv)
+      if n ~= math.huge then text(x + slot - 4 - tycho.ui.measure(tostring(n), 1.4), y0 + slot - 15, tostring(n), WHITE, 1.4) end
+    end
+    text(x + 3, y0 + 2, tostring(i), { 1, 1, 1, 0.6 }, 1)
+  end
+  local name = blocks.byId[inv:current()] and blocks.byId[inv:current()].name or ""
+  text((w - tycho.ui.measure(name, 2)) / 2, y0 - 30, name, WHITE, 2)
+  text(10, 10, s.mode .. (s.status and ("  " .. s.status) or ""), WHITE, 1.6)
+  local y = h - slot - 60
+  for i = #s.chat, math.max(1, #s.chat - 5), -1 do
+    text(10, y, s.chat[i], WHITE, 1.6)
+    y = y - 20
+  end
+  if s.typing then
+    tycho.ui.rect(8, h - slot - 38, w * 0.5, 22, { 0, 0, 0, 0.6 })
+    text(12, h - slot - 34, "> " .. s.typing .. "_", WHITE, 1.6)
+  end
+end
+
+---The start screen.
+---@param s {width: integer, height: integer, worlds: table[], selected: integer, thumbs: table, message?: string, server?: string}
+function UI.menu(s)
+  local w, h = s.width, s.height
+  tycho.ui.rect(0, 0, w, h, { 0.08, 0.1, 0.14, 0.85 })
+  text(40, 30, "crafty", { 0.6, 0.9, 0.5, 1 }, 5)
+  text(40, 90, "N new creative world   S new survival world   Enter play   Delete remove   M multiplayer   Esc quit", WHITE, 1.5)
+  if s.message then text(40, 115, s.message, { 1, 0.6, 0.4, 1 }, 1.5) end
+  local y = 150
+  if #s.worlds == 0 then text(40, y, "No saved worlds yet: press N to make one.", WHITE, 2) end
+  for i, wd in ipairs(s.worlds) do
+    if y > h - 80 then break end
+    local sel = i == s.selected
+    tycho.ui.rect(36, y - 4, w - 72, 80, sel and { 0.3, 0.45, 0.7, 0.8 } or { 0.2, 0.2, 0.25, 0.6 })
+    local thumb = s.thumbs[wd.id]
+    if thumb then tycho.ui.rect(44, y, 128, 72, WHITE, thumb)
+    else tycho.ui.rect(44, y, 128, 72, { 0.3, 0.5, 0.3, 1 }) end
+    text(190, y + 6, wd.name .. (wd.online and "  (online)" or ""), WHITE, 2.2)
+    local when = wd.lastPlayedAt and os.date("%Y-%m-%d %H:%M", wd.lastPlayedAt // 1000) or ""
+    text(190, y + 36, ("%s   seed %s   %d edits   %s"):format(wd.gameMode or "?", tostring(wd.seed),
+      wd.editCount or 0, when), { 0.8, 0.85, 0.9, 1 }, 1.4)
+    y = y + 88
+  end
+  if s.server then text(40, h - 40, s.server, { 0.8, 0.85, 0.9, 1 }, 1.4) end
+end
+
+return UI
