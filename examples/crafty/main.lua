@@ -56,7 +56,7 @@ local highlightRenderer = highlight:addComponent(tycho.MeshRenderer.new(tycho.me
 highlightRenderer.castShadows = false
 highlight.enabled = false
 
-local preset = tycho.presets.forward({ sky = { kind = "color", color = SKY_DAY }, shadow = false })
+local preset = tycho.presets.forward({ sky = { kind = "color", color = SKY_DAY }, shadow = false, ibl = true })
 engine:setPreset(preset)
 engine:addFeature(tycho.ui.feature())
 local atlas = Chunks.material().texture
