@@ -31,9 +31,10 @@ describe("tycho.sync.components", function()
   end)
 
   it("writes MeshRenderer and GltfContainer as protobuf", function()
-    assert.equals("\10\0", C.meshRenderer.encode({ kind = "box" }))
+    -- box and plane carry their (empty) uvs list, byte for byte as @dcl/ecs writes them
+    assert.equals("\10\2\10\0", C.meshRenderer.encode({ kind = "box" }))
     assert.equals("\18\0", C.meshRenderer.encode({ kind = "sphere" }))
-    assert.equals("\34\0", C.meshRenderer.encode({ kind = "plane" }))
+    assert.equals("\34\2\10\0", C.meshRenderer.encode({ kind = "plane" }))
     assert.equals("sphere", C.meshRenderer.decode("\18\0").kind)
     -- a box with uvs (packed floats) still reads as a box
     assert.equals("box", C.meshRenderer.decode("\10\6\10\4" .. string.pack("<f", 1)).kind)

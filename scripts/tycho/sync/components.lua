@@ -117,9 +117,12 @@ local function checkBytes(s, fname)
 end
 
 -- ---- core::MeshRenderer (1018): oneof mesh { box = 1; sphere = 2; cylinder = 3; plane = 4 } ----
+-- Box and plane hold `repeated float uvs = 1`, which protobufjs writes packed even when empty,
+-- so their message is never empty: box {} is 0a 02 0a 00.
 
 local MESH_FIELDS = { box = 1, sphere = 2, cylinder = 3, plane = 4 }
 local MESH_KINDS = { "box", "sphere", "cylinder", "plane" }
+local MESH_BODIES = { box = pbBytes(1, ""), sphere = "", cylinder = "", plane = pbBytes(1, "") }
 
 M.meshRenderer = {}
 
@@ -129,7 +132,7 @@ function M.meshRenderer.encode(t)
   checkTable(t, "encode")
   local field = MESH_FIELDS[t.kind]
   if not field then argError("encode", "kind must be box, sphere, cylinder or plane") end
-  return pbBytes(field, "")
+  return pbBytes(field, MESH_BODIES[t.kind])
 end
 
 ---@param bytes string
@@ -167,9 +170,12 @@ end
 
 -- ---- core::Material (1017): oneof material { unlit = 1; pbr = 2 } ----
 -- Pbr: albedoColor 7 (Color4), emissiveColor 8 (Color3), transparencyMode 10, metallic 11,
--- roughness 12, emissiveIntensity 15. Unlit: diffuseColor 4 (Color4).
+-- roughness 12, emissiveIntensity 15 (Decentraland's default is 2, so an emissive colour is
+-- written with an intensity of 1 and one read without it is doubled). Unlit: diffuseColor 4
+-- (Color4).
 
 local OPAQUE, ALPHA_BLEND, AUTO = 0, 2, 4
+local DEFAULT_EMISSIVE_INTENSITY = 2
 
 M.material = {}
 
@@ -186,9 +192,11 @@ function M.material.encode(t)
     local er, eg, eb = colorParts(t.emissive, { 0, 0, 0 })
     if er ~= 0 or eg ~= 0 or eb ~= 0 then parts[#parts + 1] = pbBytes(8, encodeColor(er, eg, eb, 0)) end
   end
+  local emissive = #parts > 1
   parts[#parts + 1] = pbInt(10, t.transparent and ALPHA_BLEND or OPAQUE)
   parts[#parts + 1] = pbFloat(11, t.metallic or 0)
   parts[#parts + 1] = pbFloat(12, t.roughness or 0.5)
+  if emissive then parts[#parts + 1] = pbFloat(15, 1) end
   return pbBytes(2, table.concat(parts))
 end
 
@@ -209,7 +217,7 @@ function M.material.decode(bytes)
   local c = decodeColor(p[7], { 1, 1, 1, 1 }, 4)
   local mode = p[10] or AUTO
   local e = decodeColor(p[8], { 0, 0, 0 }, 3)
-  local ei = p[15] or 1
+  local ei = p[15] or DEFAULT_EMISSIVE_INTENSITY
   return {
     unlit = false,
     baseColor = c,
