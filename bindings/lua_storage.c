@@ -1,5 +1,6 @@
 /* bindings/lua_storage.c: tycho.storage: open a world store, the WorldStorage type over
- * engine/storage (save, load, list, delete, export, import, per-player records) and
+ * engine/storage (save, load, list, delete, the incremental saveMeta/appendEdits/compact,
+ * export, import, per-player records) and
  * createSavedWorld with the seed's defaults. Expected failures are `nil, message`. */
 #include "lua_storage.h"
 
@@ -121,8 +122,31 @@ static void read_pose(lua_State *L, int arg, int t, const char *where, ty_storag
   p->pitch = field_number(L, arg, t, "pitch", where);
 }
 
-/* Reads the SavedWorld table at arg into w; raises `bad argument` on a wrong field. */
-static void read_world(lua_State *L, int arg, ty_storage_world *w) {
+/* Reads the array of {x, y, z, type} at idx (arg for errors, what names it) into userdata left
+ * on the stack above idx; returns the edits and their number in *n. */
+static ty_storage_edit *read_edits(lua_State *L, int arg, int idx, const char *what, uint32_t *n) {
+  idx = lua_absindex(L, idx);
+  if (!lua_istable(L, idx)) luaL_argerror(L, arg, lua_pushfstring(L, "%s must be an array of {x, y, z, type}", what));
+  lua_Integer len = luaL_len(L, idx);
+  luaL_argcheck(L, len >= 0 && len <= INT32_MAX / 16, arg, lua_pushfstring(L, "%s is too long", what));
+  ty_storage_edit *e = lua_newuserdatauv(L, sizeof *e * (size_t)(len > 0 ? len : 1), 0);
+  for (lua_Integer i = 1; i <= len; i++) {
+    if (lua_geti(L, idx, i) != LUA_TTABLE) luaL_argerror(L, arg, lua_pushfstring(L, "%s[%I] must be a table", what, i));
+    int et = lua_gettop(L);
+    e[i - 1].x = field_int32(L, arg, et, "x", what, i);
+    e[i - 1].y = field_int32(L, arg, et, "y", what, i);
+    e[i - 1].z = field_int32(L, arg, et, "z", what, i);
+    e[i - 1].type = field_int32(L, arg, et, "type", what, i);
+    lua_pop(L, 1);
+  }
+  *n = (uint32_t)len;
+  return e;
+}
+
+/* Reads the SavedWorld table at arg into w; raises `bad argument` on a wrong field.
+ * with_edits false (saveMeta): the edit log is not read at all, which is what keeps an
+ * incremental save's cost independent of the log's length. */
+static void read_world(lua_State *L, int arg, ty_storage_world *w, bool with_edits) {
   luaL_checktype(L, arg, LUA_TTABLE);
   memset(w, 0, sizeof *w);
   w->id = field_string(L, arg, arg, "id");
@@ -160,24 +184,10 @@ static void read_world(lua_State *L, int arg, ty_storage_world *w) {
     w->screenshot_len = n;
   }
   lua_pop(L, 1);
+  if (!with_edits) return;
   if (lua_getfield(L, arg, "edits") != LUA_TNIL) {
-    if (!lua_istable(L, -1)) luaL_argerror(L, arg, "world.edits must be an array of {x, y, z, type}");
-    lua_Integer n = luaL_len(L, -1);
-    luaL_argcheck(L, n >= 0 && n <= INT32_MAX / 16, arg, "world.edits is too long");
-    ty_storage_edit *e = lua_newuserdatauv(L, sizeof *e * (size_t)(n > 0 ? n : 1), 0);
-    lua_insert(L, -2);
-    int t = lua_gettop(L);
-    for (lua_Integer i = 1; i <= n; i++) {
-      if (lua_geti(L, t, i) != LUA_TTABLE) luaL_argerror(L, arg, lua_pushfstring(L, "world.edits[%I] must be a table", i));
-      int et = lua_gettop(L);
-      e[i - 1].x = field_int32(L, arg, et, "x", "world.edits", i);
-      e[i - 1].y = field_int32(L, arg, et, "y", "world.edits", i);
-      e[i - 1].z = field_int32(L, arg, et, "z", "world.edits", i);
-      e[i - 1].type = field_int32(L, arg, et, "type", "world.edits", i);
-      lua_pop(L, 1);
-    }
-    w->edits = e;
-    w->nedits = (uint32_t)n;
+    w->edits = read_edits(L, arg, -1, "world.edits", &w->nedits);
+    lua_insert(L, -2); /* the edits' userdata stays on the stack, under the table */
   }
   lua_pop(L, 1);
 }
@@ -280,10 +290,47 @@ static void push_world(lua_State *L, const ty_storage_world *w, bool with_edits)
 static int ws_save(lua_State *L) {
   ty_storage *s = check_open(L);
   ty_storage_world w;
-  read_world(L, 2, &w);
+  read_world(L, 2, &w, true);
   char err[512];
   if (ty_storage_save(s, &w, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
   lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:saveMeta(world [, newEdits]) -> true, or nil, message. Every field but world.edits
+ * (not read), and newEdits appended to the log, in one transaction. */
+static int ws_save_meta(lua_State *L) {
+  ty_storage *s = check_open(L);
+  ty_storage_world w;
+  read_world(L, 2, &w, false);
+  const ty_storage_edit *e = NULL;
+  uint32_t n = 0;
+  if (!lua_isnoneornil(L, 3)) e = read_edits(L, 3, 3, "newEdits", &n);
+  char err[512];
+  if (ty_storage_save_meta(s, &w, e, n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:appendEdits(worldId, edits) -> true, or nil, message (no such world, a failure) */
+static int ws_append_edits(lua_State *L) {
+  ty_storage *s = check_open(L);
+  const char *id = luaL_checkstring(L, 2);
+  uint32_t n;
+  const ty_storage_edit *e = read_edits(L, 3, 3, "edits", &n);
+  char err[512];
+  if (ty_storage_append_edits(s, id, e, n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:compact(worldId) -> true, false (no such world), or nil, message */
+static int ws_compact(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char err[512];
+  ty_storage_status st = ty_storage_compact(s, luaL_checkstring(L, 2), err, sizeof err);
+  if (st == TY_STORAGE_FAILED) return push_failure(L, err);
+  lua_pushboolean(L, st == TY_STORAGE_OK);
   return 1;
 }
 
@@ -528,6 +575,7 @@ void ty_open_storage(lua_State *L) {
       {"delete", ws_delete},       {"close", ws_close},         {"exportWorld", ws_export},
       {"importWorld", ws_import},  {"savePlayer", ws_save_player}, {"loadPlayer", ws_load_player},
       {"putBlob", ws_put_blob},    {"getBlob", ws_get_blob},    {"deleteBlob", ws_delete_blob},
+      {"saveMeta", ws_save_meta},  {"appendEdits", ws_append_edits}, {"compact", ws_compact},
       {NULL, NULL}};
   luaL_newmetatable(L, WORLD_STORAGE);
   luaL_newlib(L, methods);

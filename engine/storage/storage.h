@@ -1,7 +1,13 @@
 /* engine/storage/storage.h: the world store: saved worlds, their edit logs and per-player
  * records in one sqlite file (WAL, one transaction per save), plus a world's export to and
  * import from the seed's JSON shape, written atomically. Used by tycho.storage and the game
- * host alike. Every call runs on the caller's thread; one ty_storage per thread. */
+ * host alike. Every call runs on the caller's thread; one ty_storage per thread.
+ *
+ * Two ways to save a world: ty_storage_save writes the whole record (a full save), while
+ * ty_storage_save_meta and ty_storage_append_edits write only what changed since the last
+ * save (an incremental save: every field but the edit log, and the new edits appended to a
+ * journal). A load merges the journal into the log; a full save or ty_storage_compact folds
+ * it in for good. */
 #ifndef TY_STORAGE_H
 #define TY_STORAGE_H
 
@@ -11,7 +17,7 @@
  * are upgraded when loaded. */
 #define TY_STORAGE_FORMAT_VERSION 2
 /* The sqlite schema (PRAGMA user_version) this build migrates every store to on open. */
-#define TY_STORAGE_SCHEMA_VERSION 3
+#define TY_STORAGE_SCHEMA_VERSION 4
 /* Room for a world id: 32 hex digits and the NUL. */
 #define TY_STORAGE_ID_SIZE 33
 
@@ -91,7 +97,22 @@ void ty_storage_close(ty_storage *s);
 /* Stores every field of w in one transaction, replacing the world with the same id. Later
  * edits of the same block replace earlier ones. Refuses a record newer than this build's. */
 ty_storage_status ty_storage_save(ty_storage *s, const ty_storage_world *w, char *err, size_t errsz);
-/* Fills *out (owned: ty_storage_world_free) on TY_STORAGE_OK. */
+/* Stores every field of w but its edit log (w->edits is not read), creating the world when
+ * absent, and appends the nappend edits of append (may be 0) to its log, in one
+ * transaction. The cost is that of the fields and the new edits, not of the whole log. */
+ty_storage_status ty_storage_save_meta(ty_storage *s, const ty_storage_world *w, const ty_storage_edit *append,
+                                       uint32_t nappend, char *err, size_t errsz);
+/* Appends n edits to the log of world id in one transaction: a load returns them after the
+ * earlier ones, a later edit of a block replacing the type of the earlier one in its place,
+ * as if the whole log had been saved. TY_STORAGE_MISSING when there is no such world. */
+ty_storage_status ty_storage_append_edits(ty_storage *s, const char *id, const ty_storage_edit *edits, uint32_t n,
+                                          char *err, size_t errsz);
+/* Folds the appended edits of world id into its packed log (what a full save leaves), in one
+ * transaction; nothing to do when none were appended. TY_STORAGE_MISSING when there is no
+ * such world. */
+ty_storage_status ty_storage_compact(ty_storage *s, const char *id, char *err, size_t errsz);
+/* Fills *out (owned: ty_storage_world_free) on TY_STORAGE_OK: the edit log with any appended
+ * edits merged in. */
 ty_storage_status ty_storage_load(ty_storage *s, const char *id, ty_storage_world *out, char *err, size_t errsz);
 /* Every world, most recently played first, without edit logs (nedits counts them).
  * *out is owned: ty_storage_worlds_free(*out, *n). */

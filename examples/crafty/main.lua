@@ -2,7 +2,7 @@
 -- recently played first); a world is terrain generated from its seed plus its edit log;
 -- walk (WASD, space, mouse look under pointer lock), break (left click) and place (right
 -- click) blocks from the hotbar (1..9, wheel), creative or survival, a day/night sun and
--- moon, autosave every 5 s and on quit, and multiplayer through `tycho serve`'s crafty
+-- moon, autosave (incremental) every 5 s and on quit, and multiplayer through `tycho serve`'s crafty
 -- module (M on the start screen). Logic lives in the modules beside this file; this file
 -- wires them to the engine.
 --
@@ -31,6 +31,7 @@ local game = {
   message = nil,
   chat = {},
   thumbs = {},
+  unfolded = {}, -- world id -> true: left this session with edits appended, folded on quit
   viewDistance = tonumber(os.getenv("CRAFTY_VIEW") or "") or 6,
   server = os.getenv("CRAFTY_SERVER") or "ws://127.0.0.1:8787",
 }
@@ -133,8 +134,10 @@ end
 
 local function leave(message)
   if game.autosave then
+    -- Incremental, like every autosave: folding the appended edits waits for quit.
     game.autosave.note()
     game.autosave.flush()
+    if game.autosave.appended then game.unfolded[game.record.id] = true end
   end
   if game.chunks then game.chunks:clear() end
   for _, a in pairs(game.avatars or {}) do a:destroy() end
@@ -464,14 +467,19 @@ engine:beforeRender(function()
   end
 end)
 
--- Saves on quit: this table is finalized when the game's Lua state closes (window closed,
--- --frames done, Ctrl-C), before the store it was made after.
-game.onQuit = setmetatable({}, { __gc = function()
+-- Saves on quit (engine:quit(), window closed, --frames done, Ctrl-C): the world being
+-- played, then the worlds left earlier in this session get their appended edits folded
+-- into their packed logs. Off the frames: the game is ending.
+engine:onQuit(function()
   if game.autosave then
-    game.autosave.note()
-    game.autosave.flush()
+    game.autosave.finish()
+    game.unfolded[game.record.id] = nil
   end
-end })
+  if store then
+    for id in pairs(game.unfolded) do store:compact(id) end
+  end
+  game.unfolded = {}
+end)
 
 refreshList()
 loadThumbs()

@@ -42,6 +42,8 @@ function World.new(seed)
     chunks = {},     -- "cx,cz" -> grid
     edits = {},      -- the log, in order: {x, y, z, type}; a later edit of a block replaces the earlier
     editIndex = {},  -- block key -> index in edits
+    unsaved = {},    -- entries of edits made or changed since the last save, each once, in order
+    unsavedSet = {}, -- entry -> true for those in unsaved
     dirty = {},      -- "cx,cz" -> true: chunks whose mesh is out of date
     log = print,
   }, World)
@@ -133,14 +135,24 @@ local function validEdit(x, y, z, t)
 end
 World.validEdit = validEdit
 
+-- Notes a log entry as changed since the last save: an incremental save writes these only.
+-- The entry itself is kept (not a copy), so a save sends its latest type.
+local function noteUnsaved(self, e)
+  if self.unsavedSet[e] then return end
+  self.unsavedSet[e] = true
+  self.unsaved[#self.unsaved + 1] = e
+end
+
 -- Records an edit in the log and the per-chunk index the generator replays.
 function World:_record(x, y, z, t)
   local k = x .. "," .. y .. "," .. z
   local i = self.editIndex[k]
   if i then
     self.edits[i].type = t
+    noteUnsaved(self, self.edits[i])
   else
     local e = { x = x, y = y, z = z, type = t }
+    noteUnsaved(self, e)
     self.edits[#self.edits + 1] = e
     self.editIndex[k] = #self.edits
     local cx, cz = floor(x / CX), floor(z / CZ)
@@ -189,6 +201,11 @@ function World:applyEdits(edits)
     end
   end
   return applied
+end
+
+---Forgets the edits made since the last save (they are saved now, or came from the save).
+function World:markSaved()
+  self.unsaved, self.unsavedSet = {}, {}
 end
 
 ---Whether the block at (x, y, z) is solid (stops the player).

@@ -49,8 +49,34 @@ local WorldStorage = {}
 ---@return string? message a record newer than CURRENT_FORMAT_VERSION, or a write failure
 function WorldStorage:save(world) end
 
+---Stores every field but the edit log (world.edits is not read), creating the world when
+---absent, and appends newEdits (the edits made since the last save) to its log, in one
+---transaction: an incremental save, whose cost follows what changed. The commit is atomic and
+---survives a crash of the process; it reaches the disk at the next save, compact or checkpoint.
+---@param world tycho.SavedWorld
+---@param newEdits? tycho.Edit[]
+---@return true|nil ok
+---@return string? message a record newer than CURRENT_FORMAT_VERSION, or a write failure
+function WorldStorage:saveMeta(world, newEdits) end
+
+---Appends edits to the world's log in one transaction. A load returns them after the logged
+---ones, a later edit of a block replacing the earlier one's type in its place, as a full save
+---of the whole log would.
+---@param worldId string
+---@param edits tycho.Edit[]
+---@return true|nil ok
+---@return string? message no such world, or a write failure
+function WorldStorage:appendEdits(worldId, edits) end
+
+---Folds the appended edits into the world's packed log (what a full save leaves), in one
+---fsynced transaction; nothing to do when none were appended.
+---@param worldId string
+---@return boolean|nil folded false when there is no such world
+---@return string? message
+function WorldStorage:compact(worldId) end
+
 ---@param id string
----@return tycho.SavedWorld|nil world nil when there is no such world
+---@return tycho.SavedWorld|nil world nil when there is no such world; appended edits merged in
 ---@return string? message when it could not be read
 function WorldStorage:load(id) end
 

@@ -1,7 +1,8 @@
 /* tests/c/storage_test.c: engine/storage: every SavedWorld field round trips, list order,
- * delete, per-player records, the schema 1 -> 2 migration, refusal of newer schemas and
- * records, of files that are not stores or are truncated (left byte-identical), and the
- * atomic JSON export/import. */
+ * delete, per-player records, the schema 1 -> 2 and 3 -> 4 migrations, refusal of newer
+ * schemas and records, of files that are not stores or are truncated (left byte-identical),
+ * the atomic JSON export/import, and incremental saves (save_meta, append_edits, compact)
+ * loading the same log as a full save. */
 #include "check.h"
 #include "storage/storage.h"
 
@@ -199,6 +200,149 @@ static void test_migrates_schema_1(void) {
   sqlite3_close(db);
 }
 
+static int64_t query_int(const char *path, const char *text) {
+  sqlite3 *db;
+  sqlite3_open(path, &db);
+  sqlite3_stmt *st;
+  int64_t v = -1;
+  if (sqlite3_prepare_v2(db, text, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    v = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  return v;
+}
+
+/* A store as schema 3 wrote it (the DDL of migrations 1..3, frozen here): one world whose
+ * packed log holds (1, 2, 3) type 4 and (-5, 6, 7) type 0, little-endian int32 quads. */
+static void test_migrates_schema_3(void) {
+  const char *p = path_in("v3.sqlite");
+  sql(p, "PRAGMA application_id = 1415136072; PRAGMA user_version = 3; PRAGMA journal_mode = WAL;"
+         "CREATE TABLE worlds (id TEXT PRIMARY KEY, name TEXT NOT NULL, seed NOT NULL, game_mode TEXT NOT NULL,"
+         " created_at REAL NOT NULL, last_played_at REAL NOT NULL, player_x REAL NOT NULL, player_y REAL NOT NULL,"
+         " player_z REAL NOT NULL, player_yaw REAL NOT NULL, player_pitch REAL NOT NULL, sun_angle REAL NOT NULL,"
+         " moon_phase REAL, inventory TEXT, screenshot BLOB, version INTEGER NOT NULL);"
+         "CREATE INDEX worlds_by_last_played ON worlds (last_played_at);"
+         "CREATE TABLE world_edits (world_id TEXT PRIMARY KEY REFERENCES worlds (id) ON DELETE CASCADE,"
+         " count INTEGER NOT NULL, data BLOB NOT NULL);"
+         "CREATE TABLE players (world_id TEXT NOT NULL REFERENCES worlds (id) ON DELETE CASCADE,"
+         " player_key TEXT NOT NULL, x REAL NOT NULL, y REAL NOT NULL, z REAL NOT NULL, yaw REAL NOT NULL,"
+         " pitch REAL NOT NULL, inventory TEXT, updated_at REAL NOT NULL, PRIMARY KEY (world_id, player_key))"
+         " WITHOUT ROWID;"
+         "CREATE TABLE blobs (key TEXT PRIMARY KEY, data BLOB NOT NULL, updated_at REAL NOT NULL) WITHOUT ROWID;"
+         "INSERT INTO worlds VALUES ('w3', 'Three', 9, 'creative', 1, 2, 64, 80, 64, 0, 0, 0.5, NULL, NULL, NULL, 2);"
+         "INSERT INTO world_edits VALUES ('w3', 2, x'01000000020000000300000004000000fbffffff060000000700000000000000');");
+  /* The blob above is hand-written hex: check it is the 32 bytes it should be first. */
+  CHECK_EQ_INT(query_int(p, "SELECT length(data) FROM world_edits"), 32);
+  char err[512];
+  ty_storage *s = ty_storage_open(p, err, sizeof err);
+  CHECK(s != NULL);
+  if (!s) return;
+  ty_storage_world w;
+  CHECK_EQ_INT(ty_storage_load(s, "w3", &w, err, sizeof err), TY_STORAGE_OK);
+  CHECK(w.name && strcmp(w.name, "Three") == 0 && w.seed.integer == 9);
+  CHECK_EQ_INT(w.nedits, 2);
+  if (w.nedits == 2) {
+    CHECK(w.edits[0].x == 1 && w.edits[0].y == 2 && w.edits[0].z == 3 && w.edits[0].type == 4);
+    CHECK(w.edits[1].x == -5 && w.edits[1].y == 6 && w.edits[1].z == 7 && w.edits[1].type == 0);
+  }
+  ty_storage_world_free(&w);
+  /* The migrated store takes appends at once. */
+  ty_storage_edit more[] = {{1, 2, 3, 9}, {8, 8, 8, 1}};
+  CHECK_EQ_INT(ty_storage_append_edits(s, "w3", more, 2, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_load(s, "w3", &w, err, sizeof err), TY_STORAGE_OK);
+  CHECK(w.nedits == 3 && w.edits[0].type == 9 && w.edits[2].x == 8);
+  ty_storage_world_free(&w);
+  ty_storage_close(s);
+  CHECK_EQ_INT(query_int(p, "PRAGMA user_version"), TY_STORAGE_SCHEMA_VERSION);
+}
+
+static bool same_edits(const ty_storage_world *a, const ty_storage_world *b) {
+  return a->nedits == b->nedits && (a->nedits == 0 || memcmp(a->edits, b->edits, sizeof *a->edits * a->nedits) == 0);
+}
+
+/* Incremental saves load exactly what a full save of the same edits loads, in the same
+ * order; compacting changes nothing a load sees; a full save replaces what was appended. */
+static void test_incremental_saves(void) {
+  const char *p = path_in("inc.sqlite");
+  char err[512];
+  ty_storage *s = ty_storage_open(p, err, sizeof err);
+  CHECK(s != NULL);
+  if (!s) return;
+  /* One log in four parts: what the first save had, then three batches, each touching
+   * blocks of earlier parts (and itself) as a game does. */
+  enum { N = 4000 };
+  static ty_storage_edit all[N];
+  uint32_t r = 7;
+  for (uint32_t i = 0; i < N; i++) {
+    r = r * 1103515245u + 12345u;
+    all[i] = (ty_storage_edit){(int32_t)(r >> 8 & 63), (int32_t)(r >> 16 & 7), (int32_t)(r >> 24 & 31), (int32_t)(i & 255)};
+  }
+  ty_storage_world inc = sample("inc", 10, all, 1000), full = sample("full", 10, all, N);
+  CHECK_EQ_INT(ty_storage_save(s, &inc, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_append_edits(s, "inc", all + 1000, 1000, err, sizeof err), TY_STORAGE_OK);
+  inc.last_played_at = 20;
+  inc.sun_angle = 2.5;
+  inc.edits = NULL, inc.nedits = 0; /* save_meta does not read the log */
+  CHECK_EQ_INT(ty_storage_save_meta(s, &inc, all + 2000, 1500, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_save_meta(s, &inc, all + 3500, 500, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_append_edits(s, "inc", NULL, 0, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_save(s, &full, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(query_int(p, "SELECT count(*) FROM world_journal WHERE world_id = 'inc'"), 3);
+
+  ty_storage_world a, b;
+  CHECK_EQ_INT(ty_storage_load(s, "inc", &a, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_load(s, "full", &b, err, sizeof err), TY_STORAGE_OK);
+  CHECK(b.nedits < N); /* the data does repeat blocks */
+  CHECK(same_edits(&a, &b));
+  CHECK_NEAR(a.last_played_at, 20, 0);
+  CHECK_NEAR(a.sun_angle, 2.5, 0);
+  CHECK(a.inventory.nhotbar == 9 && a.screenshot_len == sizeof png);
+  /* list counts the merged log, as a load would. */
+  ty_storage_world *list;
+  uint32_t nlist;
+  CHECK_EQ_INT(ty_storage_list(s, &list, &nlist, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(nlist, 2);
+  for (uint32_t i = 0; i < nlist; i++) CHECK_EQ_INT(list[i].nedits, b.nedits);
+  ty_storage_worlds_free(list, nlist);
+
+  /* Compaction empties the journal and the load stays the same. */
+  CHECK_EQ_INT(ty_storage_compact(s, "inc", err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(query_int(p, "SELECT count(*) FROM world_journal"), 0);
+  CHECK_EQ_INT(query_int(p, "SELECT count FROM world_edits WHERE world_id = 'inc'"), b.nedits);
+  ty_storage_world c;
+  CHECK_EQ_INT(ty_storage_load(s, "inc", &c, err, sizeof err), TY_STORAGE_OK);
+  CHECK(same_edits(&c, &b));
+  ty_storage_world_free(&c);
+  CHECK_EQ_INT(ty_storage_compact(s, "inc", err, sizeof err), TY_STORAGE_OK); /* nothing to fold */
+
+  /* A full save is the whole log: what was appended before it is gone. */
+  ty_storage_edit one = {5, 5, 5, 5};
+  CHECK_EQ_INT(ty_storage_append_edits(s, "inc", &one, 1, err, sizeof err), TY_STORAGE_OK);
+  ty_storage_world two = sample("inc", 30, all, 2);
+  CHECK_EQ_INT(ty_storage_save(s, &two, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_load(s, "inc", &c, err, sizeof err), TY_STORAGE_OK);
+  CHECK(c.nedits == 2 && memcmp(c.edits, all, sizeof all[0] * 2) == 0);
+  ty_storage_world_free(&c);
+
+  /* save_meta creates a world it does not know yet, with an empty log plus what it appends. */
+  ty_storage_world fresh = sample("fresh", 40, NULL, 0);
+  CHECK_EQ_INT(ty_storage_save_meta(s, &fresh, &one, 1, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_load(s, "fresh", &c, err, sizeof err), TY_STORAGE_OK);
+  CHECK(c.nedits == 1 && c.edits[0].type == 5);
+  ty_storage_world_free(&c);
+
+  /* No such world: refused with a message, nothing written; delete takes the journal too. */
+  err[0] = 0;
+  CHECK_EQ_INT(ty_storage_append_edits(s, "nope", &one, 1, err, sizeof err), TY_STORAGE_MISSING);
+  CHECK(strstr(err, "no world") != NULL);
+  CHECK_EQ_INT(ty_storage_compact(s, "nope", err, sizeof err), TY_STORAGE_MISSING);
+  CHECK_EQ_INT(ty_storage_delete(s, "fresh", err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(query_int(p, "SELECT count(*) FROM world_journal"), 0);
+  ty_storage_world_free(&a);
+  ty_storage_world_free(&b);
+  ty_storage_close(s);
+}
+
 /* Opening must fail with a message and leave the file exactly as it was. */
 static void check_refused(const char *p, const char *expect) {
   size_t n0, n1;
@@ -320,6 +464,8 @@ int main(void) {
   RUN(test_round_trip_every_field);
   RUN(test_list_delete_and_players);
   RUN(test_migrates_schema_1);
+  RUN(test_migrates_schema_3);
+  RUN(test_incremental_saves);
   RUN(test_refuses_and_leaves_untouched);
   RUN(test_export_import);
   char cmd[300];

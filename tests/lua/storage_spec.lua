@@ -1,6 +1,7 @@
 -- tests/lua/storage_spec.lua: tycho.storage from Lua: createSavedWorld's defaults, save/load
 -- round trips, list order, delete, per-player records, export/import, refusals (`nil,
--- message`, file untouched), bad arguments, and a store killed (-9) in the middle of saves.
+-- message`, file untouched), bad arguments, a store killed (-9) in the middle of saves, and
+-- incremental saves (saveMeta, appendEdits, compact), also killed between appends.
 
 local testing = require("tycho.testing")
 local storage = tycho.storage
@@ -208,6 +209,108 @@ describe("tycho.storage", function()
     local n = tonumber(w.name:match("^save (%d+)$"))
     assert.is_true(n >= 1, w.name)
     assert.equals(20000 + n, #w.edits) -- the name and the edit log come from the same save
+  end)
+end)
+
+describe("WorldStorage incremental saves", function()
+  -- The same edits a game makes between saves: new blocks, and blocks changed again.
+  local function batch(from, to)
+    local t = {}
+    for i = from, to do t[#t + 1] = { x = i % 17, y = 60 + i % 3, z = i % 7, type = i % 256 } end
+    return t
+  end
+
+  it("loads appended edits as a full save of the same log would, before and after compact", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local w = storage.createSavedWorld("Inc", 5)
+    w.edits = batch(1, 300)
+    assert.is_true(store:save(w))
+    assert.is_true(store:appendEdits(w.id, batch(301, 700)))
+    w.sunAngle, w.lastPlayedAt, w.moonPhase = 2.25, 4000, 6
+    w.edits = { { x = 999, y = 1, z = 1, type = 1 } } -- saveMeta never reads the log
+    assert.is_true(store:saveMeta(w, batch(701, 1000)))
+    assert.is_true(store:saveMeta(w))             -- no new edits: the fields only
+
+    local full = storage.createSavedWorld("Full", 5)
+    full.edits = batch(1, 1000)
+    assert.is_true(store:save(full))
+    local want = store:load(full.id).edits
+    assert.is_true(#want < 1000) -- blocks were edited again: later edits won
+    local got = store:load(w.id)
+    assert.same(want, got.edits)
+    assert.equals(2.25, got.sunAngle)
+    assert.equals(4000, got.lastPlayedAt)
+    assert.equals(6, got.moonPhase)
+    for _, l in ipairs(store:list()) do assert.equals(#want, l.editCount) end
+
+    assert.is_true(store:compact(w.id))
+    assert.same(want, store:load(w.id).edits)
+    assert.is_false(store:compact("missing"))
+    store:close()
+  end)
+
+  it("refuses appends to a world it does not have, and wrong arguments", function()
+    local store = assert(storage.open(dir .. "/w.sqlite"))
+    local ok, msg = store:appendEdits("missing", { { x = 1, y = 2, z = 3, type = 4 } })
+    assert.is_nil(ok)
+    assert.truthy(msg:find("no world", 1, true), msg)
+    local w = storage.createSavedWorld("A", 1)
+    assert.is_true(store:saveMeta(w))
+    local err
+    ok, err = pcall(store.appendEdits, store, w.id, { { x = 1, y = 2, z = "3", type = 4 } })
+    assert.is_false(ok)
+    assert.truthy(err:find("bad argument", 1, true) and err:find("edits[1].z", 1, true), err)
+    assert.has_error(function() store:appendEdits(w.id) end)
+    assert.has_error(function() store:saveMeta(w, "edits") end)
+    assert.same({}, store:load(w.id).edits)
+    store:close()
+  end)
+
+  it("leaves a loadable world when the process is killed (-9) between appends", function()
+    local path = dir .. "/crash.sqlite"
+    local script = dir .. "/appender.lua"
+    local f = assert(io.open(script, "w"))
+    -- One full save, then appends forever: append n puts block (n, 3, 3) and rewrites
+    -- (0, 1, 1) to type n % 200, and the record's name says how many have committed.
+    f:write(([[
+      local store = assert(tycho.storage.open(%q))
+      local w = tycho.storage.createSavedWorld("append 0", 1)
+      w.id = "crash"
+      for i = 1, 20000 do w.edits[i] = { x = i - 1, y = 1, z = 1, type = 1 } end
+      assert(store:save(w))
+      w.edits = nil
+      local n = 0
+      while true do
+        n = n + 1
+        w.name = "append " .. n
+        assert(store:saveMeta(w, { { x = n, y = 3, z = 3, type = 2 }, { x = 0, y = 1, z = 1, type = n %% 200 } }))
+        if n == 50 then io.open(%q, "w"):close() end
+      end
+    ]]):format(path, dir .. "/started"))
+    f:close()
+    os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
+      testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
+    local pid = tonumber(readFile(dir .. "/pid"))
+    for _ = 1, 200 do
+      if readFile(dir .. "/started") then break end
+      os.execute("sleep 0.02")
+    end
+    os.execute("sleep 0.3")
+    os.execute("kill -9 " .. pid)
+    os.execute("sleep 0.1")
+    assert.is_not_nil(readFile(dir .. "/started"), "the appender never got going")
+    local store, msg = storage.open(path)
+    assert.is_not_nil(store, msg)
+    local w = assert(store:load("crash"))
+    local n = tonumber(w.name:match("^append (%d+)$"))
+    assert.is_true(n >= 50, w.name)
+    -- The name and the log come from the same commit: n appends, each whole.
+    assert.equals(20000 + n, #w.edits)
+    assert.same({ x = 0, y = 1, z = 1, type = n % 200 }, w.edits[1])
+    assert.same({ x = n, y = 3, z = 3, type = 2 }, w.edits[#w.edits])
+    assert.is_true(store:compact("crash"))
+    assert.equals(20000 + n, #store:load("crash").edits)
+    store:close()
   end)
 end)
 

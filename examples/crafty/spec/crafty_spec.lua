@@ -1,7 +1,8 @@
 -- examples/crafty/spec/crafty_spec.lua: the game's logic headless: terrain per seed, edit
--- replay, saves (every field, an old record, a damaged one, a newer one), survival counts,
--- collision, the ray cast, whole runs of the game (headless and offscreen), and the
--- multiplayer flow against a real `tycho serve`.
+-- replay, saves (every field, an old record, a damaged one, a newer one, the incremental
+-- autosave), survival counts, collision, the ray cast, whole runs of the game (headless and
+-- offscreen, saving through engine:onQuit), and the multiplayer flow against a real
+-- `tycho serve`.
 local testing = require("tycho.testing")
 local dir = testing.here() .. "/.."
 package.path = dir .. "/?.lua;" .. package.path
@@ -276,6 +277,48 @@ describe("crafty saves", function()
     store:close()
     removeStore(path)
   end)
+
+  it("autosaves only the edits since the last save, and a load sees the whole log", function()
+    local path = tmp()
+    local store = assert(Save.open(path))
+    local record = tycho.storage.createSavedWorld("Inc", 11)
+    local game = { record = record, world = World.new(11), inventory = Inventory.new("creative"),
+      player = { x = 1, y = 80, z = 1, yaw = 0, pitch = 0 }, sunAngle = 1 }
+    local auto = Save.autosave(store, game)
+    local w = game.world
+    for i = 1, 200 do w:set(i, 90, 0, blocks.BRICK) end
+    assert.equals(200, #w.unsaved)
+    auto.note()
+    assert.is_true(auto.flush())
+    assert.equals(0, #w.unsaved) -- saved: nothing is sent twice
+    -- Between saves: new blocks, and saved blocks changed (each sent once, its last type).
+    w:set(1, 90, 0, 0)
+    w:set(1, 90, 0, blocks.GLASS)
+    w:set(500, 90, 0, blocks.STONE)
+    assert.equals(2, #w.unsaved)
+    game.player.x, game.sunAngle = 7.5, 2
+    auto.note()
+    assert.is_true(auto.flush())
+    local back = store:load(record.id)
+    assert.same(w.edits, back.edits) -- same blocks, types and order as the game's log
+    assert.equals(7.5, back.player.x)
+    assert.equals(2, back.sunAngle)
+    -- A save that fails keeps its edits for the next one.
+    w:set(600, 90, 0, blocks.SAND)
+    auto.store = { saveMeta = function() return nil, "disk full" end }
+    auto.note()
+    assert.is_false(auto.flush())
+    assert.equals(1, #w.unsaved)
+    auto.store = store
+    -- finish() saves and folds the appended edits into the packed log.
+    assert.is_true(auto.finish())
+    assert.same(w.edits, store:load(record.id).edits)
+    local code, out = testing.shell(("sqlite3 %s %s"):format(testing.quote(path),
+      testing.quote("SELECT count(*) FROM world_journal")))
+    if code == 0 then assert.equals("0", out:match("%d+")) end
+    store:close()
+    removeStore(path)
+  end)
 end)
 
 describe("crafty runs", function()
@@ -291,6 +334,77 @@ describe("crafty runs", function()
     assert.equals(777, list[1].seed)
     store:close()
     removeStore(path)
+  end)
+
+  -- A game file that runs crafty, then edits blocks at frame 5 and ends as `how` says:
+  -- "frames" (--frames runs out), "quit" (engine:quit()) or "term" (SIGTERM from outside).
+  local function editingRun(path, how)
+    local script = tmp() .. ".lua"
+    local f = assert(io.open(script, "w"))
+    f:write(([[
+      package.path = %q .. "/?.lua;" .. package.path
+      dofile(%q .. "/main.lua")
+      local engine = tycho.engine
+      local n = 0
+      engine:afterFrame(function()
+        n = n + 1
+        if n == 5 then
+          for i = 1, 40 do engine.crafty.world:set(i, 110, 3, 9) end
+          if %q == "term" then io.open(%q, "w"):close() end
+        end
+        if n == 8 and %q == "quit" then engine:quit() end
+      end)
+    ]]):format(dir, dir, how, script .. ".ready", how))
+    f:close()
+    local frames = how == "frames" and " --frames 12" or ""
+    local env = ("CRAFTY_SAVES=%s CRAFTY_AUTOSTART=4242 CRAFTY_VIEW=2 "):format(testing.quote(path))
+    local cmd = env .. testing.quote(tycho.executable) .. " run " .. testing.quote(script) .. " --headless --no-watch"
+      .. frames
+    local code, out
+    if how == "term" then
+      code, out = testing.shell(cmd .. " & pid=$!; for i in $(seq 200); do [ -e " .. testing.quote(script .. ".ready")
+        .. " ] && break; sleep 0.05; done; kill -TERM $pid; wait $pid")
+    else
+      code, out = testing.shell(cmd)
+    end
+    os.remove(script)
+    os.remove(script .. ".ready")
+    return code, out
+  end
+
+  for _, how in ipairs({ "frames", "quit", "term" }) do
+    it("saves through engine:onQuit when the run ends by " .. how .. ", the edits load back", function()
+      local path = tmp()
+      local code, out = editingRun(path, how)
+      assert.equals(0, code, out)
+      assert.is_nil(out:find("rror"), out)
+      local store = assert(tycho.storage.open(path))
+      local list = store:list()
+      assert.equals(1, #list, out)
+      assert.equals(40, list[1].editCount) -- saved on quit: the 5 s autosave never came
+      local record, world = Save.load(store, list[1].id)
+      assert.truthy(record, world)
+      for i = 1, 40 do assert.equals(9, world:get(i, 110, 3)) end
+      store:close()
+      removeStore(path)
+    end)
+  end
+
+  it("runs engine:onQuit hooks once, in order, each even when one before it fails", function()
+    local engine = require("tycho.engine").new({ headless = true })
+    local calls = {}
+    engine:onQuit(function() calls[#calls + 1] = "a" end)
+    engine:onQuit(function() error("boom") end)
+    engine:onQuit(function() calls[#calls + 1] = "c" end)
+    assert.has_error(function() engine:onQuit("not a function") end)
+    local stderr = io.stderr
+    io.stderr = { write = function() end } -- luacheck: ignore
+    local ok = engine:_shutdown()
+    io.stderr = stderr -- luacheck: ignore
+    assert.is_false(ok)
+    assert.same({ "a", "c" }, calls)
+    assert.is_true(engine:_shutdown()) -- once only
+    assert.same({ "a", "c" }, calls)
   end)
 
   it("plays in-process: walks, breaks and places blocks, the chunks mesh", function()
