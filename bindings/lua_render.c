@@ -44,6 +44,7 @@ typedef struct lrender {
   ty_window *window;
   ty_frame *F;          /* the frame begun last (NULL before the first) */
   bool in_frame;        /* between beginFrame and endFrame */
+  bool executing;       /* inside endFrame: Lua passes are running */
   uint64_t serial;      /* frames begun: stamps graph and resource handles */
   lua_pass **passes;    /* this frame's Lua passes (pointers: rg keeps them as user data) */
   uint32_t pass_count, pass_cap;
@@ -673,7 +674,9 @@ static int graph_transient(lua_State *L) {
     if (!lua_isnil(L, -1)) d.format = (rg_format)luaL_checkoption(L, -1, NULL, FORMAT_NAMES);
     lua_pop(L, 1);
   }
-  push_resource(L, lr, rg_transient(g, name, &d));
+  rg_resource r = rg_transient(g, name, &d);
+  if (!r.id) return luaL_error(L, "transient: the frame's graph is full (65535 resources)");
+  push_resource(L, lr, r);
   return 1;
 }
 
@@ -731,14 +734,25 @@ static int graph_fullscreen(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   ty_fullscreen_desc d = {0};
   lua_getfield(L, 2, "name");
+  bool named = !lua_isnil(L, -1);
   d.name = luaL_optstring(L, -1, "fullscreen");
   lua_getfield(L, 2, "shader");
   const char *shader = lua_tostring(L, -1);
   if (!shader) return luaL_argerror(L, 2, "'shader' (a path or GLSL source) is required");
   char path[4096];
   if (strchr(shader, '\n') || strstr(shader, "void main")) {
+    /* The program is cached under this name. A named pass keeps its program when its source
+     * changes (a failed rebuild keeps the last good one); unnamed passes are told apart by
+     * their source, so two of them never share a program. */
     d.shader_source = shader;
-    d.shader_path = d.name;
+    if (named) {
+      d.shader_path = d.name;
+    } else {
+      uint64_t h = 1469598103934665603ull; /* FNV-1a */
+      for (const char *c = shader; *c; c++) h = (h ^ (unsigned char)*c) * 1099511628211ull;
+      snprintf(path, sizeof path, "fullscreen-%016llx", (unsigned long long)h);
+      d.shader_path = path;
+    }
   } else {
     resolve_path(L, shader, path, sizeof path);
     d.shader_path = path;
@@ -861,6 +875,7 @@ static int graph_addPass(lua_State *L) {
     d.user = p;
   }
   rg_pass pass = rg_add_pass(g, &d);
+  if (!pass.id) return luaL_error(L, "addPass: the frame's graph is full (65535 passes)");
   lua_pushinteger(L, pass.id);
   return 1;
 }
@@ -954,6 +969,8 @@ static ty_id opt_gameobject(lua_State *L, int idx) { return lua_isnil(L, idx) ? 
  * objects draw and light. */
 static int r_begin_frame(lua_State *L) {
   lrender *lr = lr_get(L);
+  /* a pass's execute calling engine:frame() would free the pass that is running */
+  if (lr->executing) return luaL_error(L, "beginFrame: a frame is executing (engine:frame() called from a pass?)");
   luaL_checktype(L, 1, LUA_TTABLE);
   ty_frame_desc d = {0};
   int w = 0, h = 0;
@@ -1112,7 +1129,9 @@ static int r_end_frame(lua_State *L) {
   lrender *lr = lr_get(L);
   if (!lr->in_frame) return luaL_error(L, "endFrame without beginFrame");
   lr->in_frame = false;
+  lr->executing = true;
   bool ok = ty_render_end_frame(lr->R, lr->F);
+  lr->executing = false;
   lua_pushboolean(L, ok);
   if (ok) lua_pushnil(L);
   else lua_pushstring(L, ty_render_error(lr->R));

@@ -237,6 +237,8 @@ static void copy_border(uint8_t *buf, const uint32_t s[3], const lgrid *nb, int 
     }
 }
 
+static const char voxel_meshes_key = 0; /* registry: mesh id -> true for meshes made here */
+
 /* tycho.voxel.mesh(grid, {palette=, neighbors={px=, nx=, py=, ny=, pz=, nz=}, mesh=,
  * allFaces=}) -> Mesh, faces */
 static int voxel_mesh(lua_State *L) {
@@ -247,6 +249,8 @@ static int voxel_mesh(lua_State *L) {
     lua_newtable(L);
   }
   const uint32_t *s = g->size;
+  /* A mesh of n cells can hold 3n faces (a checkerboard): 1 Mi cells bounds it at ~400 MB. */
+  luaL_argcheck(L, (size_t)s[0] * s[1] * s[2] <= (1u << 20), 1, "mesh at most 1 Mi cells at a time (mesh chunks)");
   size_t padded = (size_t)(s[0] + 2) * (s[1] + 2) * (s[2] + 2);
   uint8_t *buf = lua_newuserdatauv(L, padded, 0); /* collected with the call: no leak on error */
   memset(buf, 0, padded);
@@ -282,6 +286,15 @@ static int voxel_mesh(lua_State *L) {
     uint32_t *u = luaL_testudata(L, -1, TY_MESH_TYPE);
     if (!u) return luaL_error(L, "bad argument #2 to 'mesh' (mesh must be a Mesh)");
     target = *u;
+    /* only meshes this function made may be rewritten: a built-in cube or a loaded file is
+     * shared by everything that draws it */
+    bool ours = false;
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &voxel_meshes_key) == LUA_TTABLE) {
+      ours = lua_rawgeti(L, -1, target) == LUA_TBOOLEAN;
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    if (!ours) return luaL_error(L, "bad argument #2 to 'mesh' (mesh must be one tycho.voxel.mesh made)");
   }
   int target_idx = lua_gettop(L);
   ty_mesh_data m;
@@ -291,6 +304,17 @@ static int voxel_mesh(lua_State *L) {
   if (has_target) ok = ty_render_update_mesh(R, target, &m);
   else target = ty_render_add_mesh(R, &m, "voxel");
   ty_mesh_free(&m);
+  if (!has_target) {
+    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &voxel_meshes_key) != LUA_TTABLE) {
+      lua_pop(L, 1);
+      lua_newtable(L);
+      lua_pushvalue(L, -1);
+      lua_rawsetp(L, LUA_REGISTRYINDEX, &voxel_meshes_key);
+    }
+    lua_pushboolean(L, 1);
+    lua_rawseti(L, -2, target);
+    lua_pop(L, 1);
+  }
   if (!ok) return luaL_error(L, "bad argument #2 to 'mesh' (mesh %d cannot be rewritten)", (int)target);
   if (has_target) {
     lua_pushvalue(L, target_idx);
@@ -318,7 +342,11 @@ static void opt_color(lua_State *L, int idx, float out[4]) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
   for (int i = 0; i < 4; i++) {
-    if (lua_rawgeti(L, idx, i + 1) != LUA_TNIL) out[i] = (float)luaL_checknumber(L, -1);
+    int t = lua_rawgeti(L, idx, i + 1);
+    if (t != LUA_TNIL) {
+      if (!lua_isnumber(L, -1)) luaL_argerror(L, idx, "color components must be numbers");
+      out[i] = (float)lua_tonumber(L, -1);
+    }
     lua_pop(L, 1);
   }
 }
@@ -336,7 +364,8 @@ static int ui_rect(lua_State *L) {
     luaL_checktype(L, 7, LUA_TTABLE);
     for (int i = 0; i < 4; i++) {
       lua_rawgeti(L, 7, i + 1);
-      uv[i] = (float)luaL_checknumber(L, -1);
+      if (!lua_isnumber(L, -1)) luaL_argerror(L, 7, "uv must be {u0, v0, u1, v1} numbers");
+      uv[i] = (float)lua_tonumber(L, -1);
       lua_pop(L, 1);
     }
   }

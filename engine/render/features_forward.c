@@ -336,7 +336,7 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
     return false;
   /* Zeroed options are the defaults (exposure 1, ACES): aces off counts once an exposure is given. */
   bool aces = o->tonemap.aces || o->tonemap.exposure == 0;
-  float bloom_intensity = o->bloom.intensity > 0 ? o->bloom.intensity : 0.05f;
+  float bloom_intensity = F->bloom_intensity > 0 ? F->bloom_intensity : 0.05f;
   tonemap_pass tp = {.prog = prog, .hdr = F->hdr, .bloom = F->bloom, .out = F->backbuffer,
                      .params = {o->tonemap.exposure > 0 ? o->tonemap.exposure : 1.0f, aces ? 1.0f : 0.0f,
                                 bloom_intensity, F->bloom.id ? 1.0f : 0.0f}};

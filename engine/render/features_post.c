@@ -273,6 +273,7 @@ bool ty_feature_bloom(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   }
   ty_render_mark_write(R, below);
   F->bloom = below;
+  F->bloom_intensity = o->bloom.intensity > 0 ? o->bloom.intensity : 0.05f;
   return true;
 }
 

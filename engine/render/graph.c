@@ -96,6 +96,7 @@ struct rg_graph {
   uint32_t binding_cap;
 
   bool compile_called;
+  bool overflowed; /* a declaration past RG_INDEX_LIMIT was refused this frame */
   rg_status status;
   rg_stats stats;
   char error[256];
@@ -201,6 +202,7 @@ void rg_begin(rg_graph *g, uint32_t frame_width, uint32_t frame_height) {
   g->pass_count = g->res_count = g->ref_count = g->names_len = 0;
   g->edge_count = g->order_count = g->slot_count = 0;
   g->compile_called = false;
+  g->overflowed = false;
   g->status = RG_ERROR_NOT_COMPILED;
   g->error[0] = '\0';
   uint32_t pooled = g->stats.pooled;
@@ -213,8 +215,11 @@ void rg_begin(rg_graph *g, uint32_t frame_width, uint32_t frame_height) {
 static rg_resource add_resource(rg_graph *g, const char *name, rg_texture_info info, bool imported,
                                 bool read_only, uint32_t texture) {
   TY_ASSERT(!g->compile_called); /* declare everything before rg_compile */
-  TY_ASSERT(g->res_count < RG_INDEX_LIMIT);
   TY_ASSERT((unsigned)info.format < RG_FORMAT_COUNT);
+  if (g->res_count >= RG_INDEX_LIMIT) { /* Lua can get here: refuse, and fail the compile */
+    g->overflowed = true;
+    return (rg_resource){0};
+  }
   TY_GROW(g->res, g->res_cap, g->res_count + 1);
   rg_res *r = &g->res[g->res_count];
   memset(r, 0, sizeof *r);
@@ -266,8 +271,11 @@ static void add_ref(rg_graph *g, uint32_t pass, rg_resource r) {
 rg_pass rg_add_pass(rg_graph *g, const rg_pass_desc *desc) {
   TY_ASSERT(desc);
   TY_ASSERT(!g->compile_called); /* declare everything before rg_compile */
-  TY_ASSERT(g->pass_count < RG_INDEX_LIMIT);
   TY_ASSERT(desc->read_count == 0 || desc->reads);
+  if (g->pass_count >= RG_INDEX_LIMIT) {
+    g->overflowed = true;
+    return (rg_pass){0};
+  }
   TY_ASSERT(desc->write_count == 0 || desc->writes);
   TY_GROW(g->passes, g->pass_cap, g->pass_count + 1);
   uint32_t pi = g->pass_count++;
@@ -532,6 +540,9 @@ rg_status rg_compile(rg_graph *g) {
   TY_ASSERT(!g->compile_called); /* once per frame: rg_begin starts the next */
   g->compile_called = true;
   g->error[0] = '\0';
+  if (g->overflowed)
+    return fail(g, RG_ERROR_BAD_HANDLE, "render_graph_overflow",
+                "more than %u resources or passes were declared this frame", (unsigned)RG_INDEX_LIMIT);
   rg_status st = resolve_versions(g);
   if (st != RG_OK) return st;
   cull(g);

@@ -163,6 +163,8 @@ void rg_begin(rg_graph *g, uint32_t frame_width, uint32_t frame_height);
 /* Declares resources. Names are copied; they identify resources in errors and dumps. */
 rg_resource rg_import(rg_graph *g, const char *name, const rg_import_desc *desc);
 rg_resource rg_transient(rg_graph *g, const char *name, const rg_texture_desc *desc);
+/* rg_import, rg_transient and rg_add_pass return id 0 past 65535 declarations in a frame;
+ * that frame's rg_compile then fails with a message saying so. */
 /* The resource declared this frame under name (the last one, if several), or id 0. */
 rg_resource rg_find(const rg_graph *g, const char *name);
 /* The resolved description of r, NULL for a bad handle. */

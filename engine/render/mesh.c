@@ -389,6 +389,7 @@ typedef struct gltf {
   const char *base_dir;
   char *err;
   size_t err_size;
+  unsigned char *visited; /* per node: a node reached twice makes the tree a graph */
 } gltf;
 
 static int b64_value(int c) {
@@ -782,6 +783,13 @@ static bool add_node(gltf *g, builder *b, long long ni, mat4 parent, int depth) 
     error_at(g->err, g->err_size, "nodes[%lld]: hierarchy deeper than %d (a cycle?)", ni, GLTF_MAX_DEPTH);
     return false;
   }
+  /* glTF's node hierarchy is a forest: a node shared by two parents (or a scene root that
+   * is also a child) would be walked once per path, 2^depth times for a crafted file. */
+  if (g->visited[ni]) {
+    error_at(g->err, g->err_size, "nodes[%lld]: reached twice (glTF nodes form a tree)", ni);
+    return false;
+  }
+  g->visited[ni] = 1;
   json_t *node = json_array_get(nodes, (size_t)ni);
   if (!json_is_object(node)) {
     error_at(g->err, g->err_size, "nodes[%lld]: not an object", ni);
@@ -857,6 +865,11 @@ static bool parse_gltf_json(const uint8_t *json, size_t json_size, const uint8_t
     }
   }
   ok = ok && load_buffers(&g, bin, bin_size, has_bin);
+  json_t *all_nodes = json_object_get(root, "nodes");
+  size_t node_count = json_is_array(all_nodes) ? json_array_size(all_nodes) : 0;
+  g.visited = TY_MALLOC(node_count ? node_count : 1);
+  TY_ASSERT(g.visited);
+  memset(g.visited, 0, node_count ? node_count : 1);
   if (ok) {
     mat4 id = GLM_MAT4_IDENTITY_INIT;
     json_t *scenes = json_object_get(root, "scenes");
@@ -902,6 +915,7 @@ static bool parse_gltf_json(const uint8_t *json, size_t json_size, const uint8_t
   for (size_t i = 0; i < g.buffer_count; i++)
     if (!g.buffers[i].borrowed) TY_FREE(g.buffers[i].data);
   TY_FREE(g.buffers);
+  TY_FREE(g.visited);
   json_decref(root);
   if (!ok) {
     discard(&b);

@@ -147,6 +147,7 @@ struct ty_renderer {
   uint32_t frame_time_count, frame_time_head;
   ty_render_stats stats;
   char *dump;
+  size_t dump_cap;
 };
 
 static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -584,25 +585,27 @@ void *ty_render_frame_alloc(ty_renderer *R, size_t size) {
   return p;
 }
 
-/* Keeps the largest block (blocks are pushed in front, the newest is the largest seen
- * when a frame outgrew the others) and frees the rest, so a steady frame allocates once. */
+/* A frame that needed several blocks is given one block as large as all of them for the
+ * next frame, so a steady frame (even a large one) allocates nothing. */
 static void arena_reset(ty_renderer *R) {
-  arena_block *keep = NULL;
-  for (arena_block *b = R->arena; b;) {
-    arena_block *n = b->next;
-    if (!keep || b->size > keep->size) {
-      if (keep) TY_FREE(keep);
-      keep = b;
-    } else {
+  arena_block *b = R->arena;
+  if (b && b->next) {
+    size_t total = 0;
+    while (b) {
+      arena_block *n = b->next;
+      total += b->size;
       TY_FREE(b);
+      b = n;
     }
-    b = n;
+    b = TY_MALLOC(sizeof *b + total);
+    TY_ASSERT(b);
+    b->size = total;
   }
-  if (keep) {
-    keep->next = NULL;
-    keep->used = 0;
+  if (b) {
+    b->next = NULL;
+    b->used = 0;
   }
-  R->arena = keep;
+  R->arena = b;
 }
 
 static void thunk_execute(const rg_pass_context *ctx, void *user) {
@@ -1615,9 +1618,12 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
   R->stats.passes = gs.passes - gs.culled;
   R->stats.culled_passes = gs.culled;
   size_t need = rg_dump(R->graph, NULL, 0) + 1;
-  TY_FREE(R->dump);
-  R->dump = TY_MALLOC(need);
-  TY_ASSERT(R->dump);
+  if (need > R->dump_cap) { /* grown, never shrunk: a steady frame allocates nothing */
+    TY_FREE(R->dump);
+    R->dump = TY_MALLOC(need);
+    TY_ASSERT(R->dump);
+    R->dump_cap = need;
+  }
   rg_dump(R->graph, R->dump, need);
   bool ok = st == RG_OK;
   if (!ok) {

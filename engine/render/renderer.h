@@ -184,6 +184,7 @@ typedef struct ty_frame {
   /* The latest version of each shared resource; id 0 while no feature made it. */
   rg_resource backbuffer, hdr, depth, shadow_map, ao, light_grid, bloom;
   rg_resource gbuffer_albedo, gbuffer_normal, gbuffer_material;
+  float bloom_intensity; /* how strongly Tonemap adds "bloom": Bloom's intensity option */
   float view[16], proj[16], view_proj[16], inv_view_proj[16], prev_view_proj[16];
   float camera_position[3], camera_forward[3];
   float jitter[2]; /* in pixels, applied to proj */

@@ -493,6 +493,23 @@ static void test_dump(void) {
   rg_destroy(g);
 }
 
+/* Lua can declare without bound: past 65535 a declaration returns id 0 and the frame's
+ * compile fails with a message, instead of an abort; the next frame is fine again. */
+static void test_declaration_overflow(void) {
+  rg_graph *g = rg_create(NULL);
+  rg_begin(g, 64, 64);
+  rg_resource last = {0};
+  for (int i = 0; i < 70000 && (i == 0 || last.id); i++) last = rg_transient(g, "t", NULL);
+  CHECK_EQ_INT(last.id, 0);
+  CHECK_EQ_INT(rg_compile(g), RG_ERROR_BAD_HANDLE);
+  CHECK(strstr(rg_error(g), "65535") != NULL);
+  rg_begin(g, 64, 64);
+  rg_resource bb = backbuffer(g);
+  add(g, "present", NONE, LIST(bb), false);
+  CHECK_EQ_INT(rg_compile(g), RG_OK);
+  rg_destroy(g);
+}
+
 int main(void) {
   RUN(test_unused_pass_culled);
   RUN(test_culled_transitively);
@@ -510,5 +527,6 @@ int main(void) {
   RUN(test_stale_handle_error);
   RUN(test_execute_context);
   RUN(test_dump);
+  RUN(test_declaration_overflow);
   return check_summary();
 }

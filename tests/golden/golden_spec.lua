@@ -98,6 +98,15 @@ describe("golden images", function()
   end
 end)
 
+describe("Lua fullscreen passes", function()
+  it("two unnamed passes each run their own shader", function()
+    local img, log = render("lua_passes")
+    local i = ((HEIGHT // 2) * WIDTH + WIDTH // 2) * 4 + 1
+    local r, g, b = img.pixels:byte(i, i + 2)
+    assert.is_true(r > 150 and g > 150 and b < 60, ("centre is %d,%d,%d, not yellow:\n%s"):format(r, g, b, log))
+  end)
+end)
+
 describe("the golden comparison", function()
   local function solid(w, h, r, g, b)
     return { width = w, height = h, pixels = string.rep(string.char(r, g, b, 255), w * h) }

@@ -84,6 +84,12 @@ describe("tycho.presets feature lists", function()
     assert.is_true(p.features[4].options.forwardPlus)
   end)
 
+  it("deferred: ao = true means SSAO, as taa/dof/bloom = true mean their defaults", function()
+    assert.same({ "Geometry", "AO", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Tonemap" },
+      featureNames(presets.deferred({ shadow = false, ao = true })))
+    assert.has_error(function() presets.deferred({ ao = "hbao" }) end)
+  end)
+
   it("deferred: Geometry, AO?, DeferredLighting, Sky, PointSpotLight?, ForwardOverlay?, post, Tonemap", function()
     assert.same({ "Shadow", "Geometry", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Tonemap" },
       featureNames(presets.deferred()))

@@ -300,3 +300,39 @@ describe("tycho.stats.render", function()
     end
   end)
 end)
+
+describe("guards on shared and outside data", function()
+  it("refuses to rewrite a mesh tycho.voxel.mesh did not make", function()
+    local grid = tycho.voxel.grid(2, 2, 2)
+    grid:set(0, 0, 0, 1)
+    local palette = tycho.voxel.palette({ tiles = { [1] = 0 } })
+    local cube = tycho.mesh.cube()
+    local ok, err = pcall(tycho.voxel.mesh, grid, { palette = palette, mesh = cube })
+    assert.is_false(ok)
+    assert.matches("tycho.voxel.mesh made", err)
+    assert.equals(24, tycho.mesh.cube().vertexCount)
+    local chunk = tycho.voxel.mesh(grid, { palette = palette })
+    assert.is_true(pcall(tycho.voxel.mesh, grid, { palette = palette, mesh = chunk }))
+  end)
+
+  it("names the argument when a UI colour is not numbers", function()
+    local ok, err = pcall(function() tycho.ui.rect(0, 0, 10, 10, { "red" }) end)
+    assert.is_false(ok)
+    assert.matches("bad argument #5 to 'rect'", err)
+  end)
+
+  it("a Lua feature declaring without bound fails its frame, not the process", function()
+    local engine = newEngine()
+    local flood = {
+      name = "flood",
+      addPasses = function(_, frame)
+        for i = 1, 70000 do frame.graph:transient("t" .. (i % 8)) end
+      end,
+    }
+    engine:addFeature(flood)
+    engine:frame()
+    assert.is_false(flood.enabled)
+    engine:removeFeature(flood)
+    assert.is_number(engine:frame().buckets.opaque)
+  end)
+end)

@@ -2,7 +2,8 @@
 -- DeferredLighting, Sky, PointSpotLight?, ForwardOverlay? (transparent objects, lit
 -- forward or forward+), TAA?, DoF?, Bloom?, Tonemap.
 --
--- Options beyond the shared ones: ao = "ssao" or false (default false), transparent
+-- Options beyond the shared ones: ao = "ssao" (or true, or a table of AO options) or
+-- false (default false), transparent
 -- (default true), pointSpotLights (default true), overlayLighting = "forward"|"forward+".
 
 local common = require("tycho.presets.common")
@@ -13,8 +14,8 @@ local features = common.features
 return function(opts)
   opts = common.check(opts, "deferred")
   local ao = opts.ao
-  if ao ~= nil and ao ~= false and ao ~= "ssao" and type(ao) ~= "table" then
-    error(("bad argument #1 to 'deferred' (ao must be \"ssao\", a table or false, got %s)"):format(tostring(ao)), 2)
+  if ao ~= nil and ao ~= false and ao ~= true and ao ~= "ssao" and type(ao) ~= "table" then
+    error(("bad argument #1 to 'deferred' (ao must be \"ssao\", true, a table or false, got %s)"):format(tostring(ao)), 2)
   end
   local lighting = opts.overlayLighting or "forward"
   if lighting ~= "forward" and lighting ~= "forward+" then
