@@ -212,6 +212,8 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_render(L); /* after ty_open_scene: its renderer draws that world */
   ty_open_image(L);
   ty_open_net(L);
+  ty_open_watch(L);
+  ty_open_voxel(L); /* after ty_open_render: its meshes and UI are the renderer's */
   lua_pushstring(L, root);
   lua_setfield(L, -2, "home");
   lua_pushvalue(L, -1);

@@ -858,6 +858,32 @@ static int scene_gc(lua_State *L) {
   return 0;
 }
 
+/* tycho._setTracker(fn|nil): fn(kind, value, scene) is called after every successful
+ * scene:add ("object", the GameObject) and scene:addSystem ("system", the system). Hot
+ * reload uses it to know what a file's top level registered, without wrapping these
+ * functions (a wrapper would change their error messages and cost every call). */
+static const char tracker_key = 0;
+
+static int set_tracker(lua_State *L) {
+  if (!lua_isnoneornil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &tracker_key);
+  return 0;
+}
+
+static void track(lua_State *L, const char *kind, int idx, int scene_idx) {
+  idx = lua_absindex(L, idx);
+  scene_idx = lua_absindex(L, scene_idx);
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &tracker_key) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushstring(L, kind);
+  lua_pushvalue(L, idx);
+  lua_pushvalue(L, scene_idx);
+  lua_call(L, 3, 0);
+}
+
 static int scene_add(lua_State *L) {
   ty_lscene *ls = ty_check_scene(L, 1);
   ty_id id = ty_check_gameobject(L, 2);
@@ -867,6 +893,7 @@ static int scene_add(lua_State *L) {
   }
   bind_time_subtree(L, id);
   lua_settop(L, 2);
+  track(L, "object", 2, 1);
   return 1;
 }
 
@@ -996,6 +1023,7 @@ static int scene_addSystem(lua_State *L) {
   lua_pop(L, 1);
   if (lua_getfield(L, sys, "init") == LUA_TFUNCTION) call_hook(L, 0, 1, "system init", 0, 0);
   else lua_pop(L, 1);
+  track(L, "system", sys, 1);
   lua_pushvalue(L, sys);
   return 1;
 }
@@ -1418,4 +1446,6 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, tycho, "stats");
   lua_pushcfunction(L, class_changed);
   lua_setfield(L, tycho, "_classChanged");
+  lua_pushcfunction(L, set_tracker);
+  lua_setfield(L, tycho, "_setTracker");
 }

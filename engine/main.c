@@ -81,6 +81,7 @@ typedef struct run_opts {
   bool headless;
   int width, height; /* 0: the window's default */
   double dt;         /* > 0: every frame advances exactly this much */
+  bool no_watch;     /* --no-watch: no hot reload */
 } run_opts;
 
 static bool parse_long(const char *opt, const char *text, long lo, long *out) {
@@ -103,7 +104,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
     bool has_value = i + 1 < argc;
     long v;
     if (strcmp(a, "--headless") == 0) o->headless = true;
-    else if (strcmp(a, "--no-watch") == 0) continue; /* nothing watches files yet */
+    else if (strcmp(a, "--no-watch") == 0) o->no_watch = true;
     else if (strcmp(a, "--frames") == 0 && has_value) {
       if (!parse_long(a, argv[++i], 0, &o->frames)) return 2;
     } else if ((strcmp(a, "--width") == 0 || strcmp(a, "--height") == 0) && has_value) {
@@ -248,11 +249,33 @@ static int cmd_run(int argc, char **argv) {
   lua_pop(L, 1);
   int engine = lua_gettop(L);
 
-  if (luaL_loadfile(L, main_lua) != LUA_OK) {
-    fprintf(stderr, "tycho run: %s\n", lua_tostring(L, -1));
-    goto fail;
+  if (!o.no_watch) {
+    /* Hot reload: scripts/tycho/reload.lua runs main.lua, tracking what it registers,
+     * and the engine polls the watcher over these folders at the start of each frame. */
+    lua_getglobal(L, "require");
+    lua_pushliteral(L, "tycho.reload");
+    if (!ty_host_call(L, 1, 1, "loading tycho.reload")) goto fail;
+    lua_getfield(L, -1, "start");
+    lua_remove(L, -2);
+    lua_pushvalue(L, engine);
+    lua_pushstring(L, main_lua);
+    lua_createtable(L, 4, 0);
+    const char *root = ty_host_root();
+    const char *subdirs[] = {"scripts", "shaders", "content"};
+    lua_pushstring(L, dir);
+    lua_rawseti(L, -2, 1);
+    for (int i = 0; i < 3 && root; i++) {
+      lua_pushfstring(L, "%s/%s", root, subdirs[i]);
+      lua_rawseti(L, -2, i + 2);
+    }
+    if (!ty_host_call(L, 3, 0, main_lua)) goto fail;
+  } else {
+    if (luaL_loadfile(L, main_lua) != LUA_OK) {
+      fprintf(stderr, "tycho run: %s\n", lua_tostring(L, -1));
+      goto fail;
+    }
+    if (!ty_host_call(L, 0, 0, main_lua)) goto fail;
   }
-  if (!ty_host_call(L, 0, 0, main_lua)) goto fail;
 
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
@@ -292,6 +315,10 @@ static int cmd_run(int argc, char **argv) {
     lua_pop(L, 1);
     if (quit) break;
   }
+  /* engine:onQuit hooks (a game's save) run once however the loop ended, the state whole. */
+  lua_getfield(L, engine, "_shutdown");
+  lua_pushvalue(L, engine);
+  if (!ty_host_call(L, 1, 1, "quitting") || !lua_toboolean(L, -1)) goto fail;
   lua_close(L); /* the renderer frees its GPU resources while the context still exists */
   ty_window_destroy(win);
   return 0;

@@ -16,6 +16,7 @@
 #include "lua_json.h"
 #include "lua_storage.h"
 #include "net.h"
+#include "platform/watch.h" /* Required for: hot reload of modules */
 
 #define HOOK_STEP 10000 /* instructions between two budget checks */
 
@@ -74,6 +75,8 @@ struct host {
   ty_json_limits limits;
   const char *data_dir; /* --data: host.storage is DIR/worlds.sqlite */
   bool stopping;
+  ty_watch *watch;         /* hot reload over modules_dir; NULL with --no-watch */
+  const char *modules_dir;
 };
 
 #define SESSION_MT "tycho.Session"
@@ -147,6 +150,15 @@ static int s_send(lua_State *L) {
   ty_json_push_encoded(L, 2);
   size_t len;
   const char *text = lua_tolstring(L, -1, &len);
+  lua_pushboolean(L, s && ty_client_send(s->c, text, len, false));
+  return 1;
+}
+
+/* session:sendText(text): text already encoded (Room:broadcast encodes once for everyone) */
+static int s_send_text(lua_State *L) {
+  session *s = check_session(L);
+  size_t len;
+  const char *text = luaL_checklstring(L, 2, &len);
   lua_pushboolean(L, s && ty_client_send(s->c, text, len, false));
   return 1;
 }
@@ -328,7 +340,7 @@ static int h_index(lua_State *L) {
 
 static void open_types(lua_State *L) {
   static const luaL_Reg session_methods[] = {
-      {"send", s_send}, {"sendBinary", s_send_binary}, {"close", s_close}, {NULL, NULL}};
+      {"send", s_send}, {"sendText", s_send_text}, {"sendBinary", s_send_binary}, {"close", s_close}, {NULL, NULL}};
   luaL_newmetatable(L, SESSION_MT);
   luaL_newlib(L, session_methods);
   lua_setfield(L, -2, "methods");
@@ -378,6 +390,9 @@ static bool module_load(host *h, module *m, const char *dir, const char *file, l
   m->mem = (long long)lua_gc(L, LUA_GCCOUNT) * 1024 + lua_gc(L, LUA_GCCOUNTB);
   if (m->mem_cap < m->mem * 2) m->mem_cap = m->mem * 2; /* room to run at all */
   lua_setallocf(L, module_alloc, m);
+  /* Generational: most of a module's garbage is one message's decoded tables, which a minor
+   * collection frees young; incremental mode let it pile up to twice the live heap (RSS). */
+  lua_gc(L, LUA_GCGEN, 0, 0);
   open_types(L);
   char path[4400];
   snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -455,6 +470,8 @@ static void on_open(void *user, ty_client *c, const char *path) {
   b->s = s;
   b->id = (lua_Integer)s->id;
   lua_newtable(L);
+  lua_pushstring(L, path); /* session.path: the request path, e.g. "/sync/room-1" (rooms by path) */
+  lua_setfield(L, -2, "path");
   lua_setiuservalue(L, -2, 1);
   luaL_setmetatable(L, SESSION_MT);
   s->box_ref = luaL_ref(L, LUA_REGISTRYINDEX);
@@ -519,6 +536,132 @@ static void host_stop(host *h) {
   ty_net_stop(h->net);
 }
 
+/* ---- hot reload ---- */
+
+/* Re-runs path in m's own state. The table other code holds stays the module's table:
+ * tycho.reload.patchModule calls the new table's onReload(old, host), patches the new
+ * functions into it, and swaps old functions held by live sessions' handler tables and by
+ * timers for the new ones. Rooms, sessions and timers stay; nothing is re-run but the
+ * file. Any failure logs why and the old code keeps serving. */
+static void module_reload(module *m, const char *path, bool removed) {
+  double t0 = ty_now();
+  lua_State *L = m->L;
+  if (removed) {
+    ty_log("server_reload_failed", "module %s: %s is gone; the last good version keeps serving", m->name, path);
+    return;
+  }
+  if (m->dead && m->table_ref != LUA_NOREF) return; /* stopped by a fence: stays stopped */
+  int top = lua_gettop(L);
+  if (luaL_loadfile(L, path) != LUA_OK) {
+    ty_log("server_reload_failed", "module %s: %s; the last good version keeps serving", m->name, lua_tostring(L, -1));
+    lua_settop(L, top);
+    return;
+  }
+  bool was_dead = m->dead;
+  m->dead = false; /* module_call refuses a dead module */
+  if (!module_call(m, 0, 1, "reloading")) {
+    m->dead = m->dead || was_dead;
+    ty_log("server_reload_failed", "module %s: running %s failed (above); the last good version keeps serving", m->name, path);
+    lua_settop(L, top);
+    return;
+  }
+  if (!lua_istable(L, -1)) {
+    m->dead = was_dead;
+    ty_log("server_reload_failed", "module %s: %s returned %s, not a table; the last good version keeps serving", m->name,
+           path, luaL_typename(L, -1));
+    lua_settop(L, top);
+    return;
+  }
+  if (m->table_ref == LUA_NOREF) { /* its first good version: start it as at launch */
+    m->table_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    lua_newuserdatauv(L, 0, 0);
+    luaL_setmetatable(L, HOST_MT);
+    m->host_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+    if (module_push_hook(m, "onStart")) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, m->host_ref);
+      module_call(m, 1, 0, "onStart");
+    }
+    fprintf(stderr, "tycho serve: reloaded %s in %.1f ms\n", m->name, (ty_now() - t0) * 1000);
+    return;
+  }
+  int fresh = lua_gettop(L);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "tycho.reload");
+  if (!ty_host_call(L, 1, 1, "loading tycho.reload")) {
+    lua_settop(L, top);
+    return;
+  }
+  /* holders: [1] the module's timer functions in h->timers order, then session handlers */
+  host *h = m->h;
+  lua_newtable(L);
+  int holders = lua_gettop(L);
+  lua_newtable(L);
+  for (uint32_t i = 0; i < h->ntimers; i++) {
+    if (h->timers[i]->m != m) continue;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, h->timers[i]->fn_ref);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_rawseti(L, holders, 1);
+  lua_Integer n = 1;
+  for (session *s = h->sessions; s; s = s->next) {
+    if (s->m != m || s->handler_ref == LUA_NOREF) continue;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->handler_ref);
+    lua_rawseti(L, holders, ++n);
+  }
+  lua_getfield(L, fresh + 1, "patchModule");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, m->table_ref);
+  lua_pushvalue(L, fresh);
+  lua_pushvalue(L, holders);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, m->host_ref);
+  if (!module_call(m, 4, 2, "onReload")) {
+    lua_settop(L, top);
+    return;
+  }
+  if (!lua_toboolean(L, -2)) {
+    ty_log("server_reload_failed", "module %s: %s; the last good version keeps serving", m->name, lua_tostring(L, -1));
+    lua_settop(L, top);
+    return;
+  }
+  lua_rawgeti(L, holders, 1); /* timers whose function was the module's now run the new one */
+  for (uint32_t i = 0; i < h->ntimers; i++) {
+    timer *t = h->timers[i];
+    if (t->m != m) continue;
+    if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TFUNCTION) {
+      lua_rawgeti(L, LUA_REGISTRYINDEX, t->fn_ref);
+      bool same = lua_rawequal(L, -1, -2);
+      lua_pop(L, 1);
+      if (!same) {
+        luaL_unref(L, LUA_REGISTRYINDEX, t->fn_ref);
+        t->fn_ref = luaL_ref(L, LUA_REGISTRYINDEX); /* pops the new function */
+        continue;
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_settop(L, top);
+  lua_gc(L, LUA_GCCOLLECT); /* the old version's closures go now, not at some later step */
+  fprintf(stderr, "tycho serve: reloaded %s in %.1f ms\n", m->name, (ty_now() - t0) * 1000);
+}
+
+/* A file under modules_dir settled: NAME.lua directly in it reloads module NAME. */
+static void on_file_changed(const char *path, bool removed, void *user) {
+  host *h = user;
+  size_t dl = strlen(h->modules_dir);
+  while (dl > 1 && h->modules_dir[dl - 1] == '/') dl--;
+  if (strncmp(path, h->modules_dir, dl) != 0 || path[dl] != '/') return;
+  const char *file = path + dl + 1;
+  size_t len = strlen(file);
+  if (strchr(file, '/') || len < 5 || strcmp(file + len - 4, ".lua") != 0) return;
+  for (uint32_t i = 0; i < h->nmodules; i++) {
+    module *m = &h->modules[i];
+    if (strlen(m->name) == len - 4 && strncmp(m->name, file, len - 4) == 0) {
+      module_reload(m, path, removed);
+      return;
+    }
+  }
+  /* A new file is a new path to serve: that needs a restart (modules are routed at start). */
+}
+
 static void on_tick(void *user) {
   host *h = user;
   if (stop_signal && !h->stopping) {
@@ -526,6 +669,7 @@ static void on_tick(void *user) {
     host_stop(h);
   }
   double now = ty_now();
+  if (h->watch && !h->stopping) ty_watch_poll(h->watch, now, on_file_changed, h);
   /* Timers added by a timer run from the next tick on: walk only those there now. */
   uint32_t n = h->ntimers;
   for (uint32_t i = 0; i < n; i++) {
@@ -554,7 +698,8 @@ static void serve_usage(FILE *f) {
   fprintf(f,
           "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data data]\n"
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
-          "                   [--max-instructions N] [--ping SECS] [--no-watch]\n");
+          "                   [--max-instructions N] [--ping SECS] [--tls-cert FILE --tls-key FILE]\n"
+          "                   [--no-watch]\n");
 }
 
 static bool parse_size(const char *s, long long *out) {
@@ -572,14 +717,18 @@ static bool parse_size(const char *s, long long *out) {
 static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
 
 int cmd_serve(int argc, char **argv) {
-  const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data";
+  bool no_watch = false;
+  const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
             max_steps = 100 * 1000 * 1000, ping = 20;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     long long *num = NULL;
-    if (strcmp(a, "--no-watch") == 0) continue; /* no hot reload in the host yet */
+    if (strcmp(a, "--no-watch") == 0) {
+      no_watch = true;
+      continue;
+    }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       serve_usage(stdout);
       return 0;
@@ -590,6 +739,11 @@ int cmd_serve(int argc, char **argv) {
     else if (strcmp(a, "--max-memory") == 0) num = &max_mem;
     else if (strcmp(a, "--max-instructions") == 0) num = &max_steps;
     else if (strcmp(a, "--ping") == 0) num = &ping;
+    else if ((strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0) && v) {
+      *(a[6] == 'c' ? &tls_cert : &tls_key) = v;
+      i++;
+      continue;
+    }
     else if ((strcmp(a, "--modules") == 0 || strcmp(a, "--host") == 0 || strcmp(a, "--data") == 0) && v) {
       if (a[2] == 'm') dir = v;
       else if (a[2] == 'h') iface = v;
@@ -607,12 +761,20 @@ int cmd_serve(int argc, char **argv) {
     }
     i++;
   }
+  if (!tls_cert != !tls_key) {
+    fprintf(stderr, "tycho serve: --tls-cert and --tls-key go together\n");
+    return 2;
+  }
   if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000) {
     fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000\n");
     return 2;
   }
 
-  host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}, .data_dir = data_dir};
+  host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}, .data_dir = data_dir, .modules_dir = dir};
+  if (!no_watch && (h.watch = ty_watch_create(0.01)) && !ty_watch_add(h.watch, dir)) {
+    ty_watch_destroy(h.watch);
+    h.watch = NULL;
+  }
   DIR *d = opendir(dir);
   if (!d) {
     fprintf(stderr, "tycho serve: modules folder %s: %s\n", dir, strerror(errno));
@@ -647,7 +809,8 @@ int cmd_serve(int argc, char **argv) {
   }
 
   ty_net_config cfg = {.iface = iface, .port = (int)port, .max_frame = (size_t)max_frame,
-                       .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2};
+                       .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2,
+                       .tls_cert = tls_cert, .tls_key = tls_key};
   ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick};
   h.net = ty_net_create(&cfg, &ev, &h);
   if (!h.net) {
@@ -666,12 +829,14 @@ int cmd_serve(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  fprintf(stderr, "tycho serve: listening on %s:%d (", iface, ty_net_port(h.net));
+  fprintf(stderr, "tycho serve: listening on %s:%d%s (", iface, ty_net_port(h.net), tls_cert ? " with TLS" : "");
   for (uint32_t i = 0; i < h.nmodules; i++)
     fprintf(stderr, "%s/%s%s", i ? ", " : "", h.modules[i].name, h.modules[i].dead ? " [failed]" : "");
   fprintf(stderr, ")\n");
   ty_net_run(h.net);
   ty_net_destroy(h.net); /* closes what is left; on_close runs for each */
+  ty_watch_destroy(h.watch);
+  h.watch = NULL;
   /* Last: onStop and every onClose may still have saved through host.storage. */
   for (uint32_t i = 0; i < h.nmodules; i++) {
     module *m = &h.modules[i];
@@ -682,6 +847,7 @@ int cmd_serve(int argc, char **argv) {
   }
   fprintf(stderr, "tycho serve: stopped\n");
 done:
+  ty_watch_destroy(h.watch);
   for (uint32_t i = 0; i < h.ntimers; i++) TY_FREE(h.timers[i]);
   TY_FREE(h.timers);
   for (uint32_t i = 0; i < h.nmodules; i++)

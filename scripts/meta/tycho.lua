@@ -737,6 +737,13 @@ function Engine:beforeRender(fn) end
 ---@return fun() fn
 function Engine:afterFrame(fn) end
 
+---Adds fn, run as fn() once when `tycho run`'s loop ends (engine:quit(), --frames reached, the
+---window closed, SIGINT or SIGTERM), before the Lua state closes; hooks run in the order added
+---and one's error does not stop the others. The place to save on quit. Returns fn.
+---@param fn fun()
+---@return fun() fn
+function Engine:onQuit(fn) end
+
 ---Runs one frame of rawDt seconds: beforeFrame hooks, loop:advance (ticks, beforeRender hooks, updateRender), afterFrame hooks.
 ---@param rawDt number
 ---@return integer steps, number alpha

@@ -43,12 +43,45 @@ function Engine:beforeRender(fn) return hookList(self, "_beforeRender", fn, "bef
 ---Runs fn() at the end of every frame.
 ---@param fn fun()
 function Engine:afterFrame(fn) return hookList(self, "_afterFrame", fn, "afterFrame") end
+---Runs fn() once when the run loop ends (engine:quit(), --frames reached, the window
+---closed, SIGINT or SIGTERM), before the game's Lua state closes: the place to save.
+---@param fn fun()
+function Engine:onQuit(fn) return hookList(self, "_onQuit", fn, "onQuit") end
+
+---Shows a line of text on screen (with the debug overlay) for `seconds` (default 2):
+---hot reload says what reloaded, or why it failed.
+---@param text string
+---@param seconds? number
+function Engine:notify(text, seconds)
+  if type(text) ~= "string" then
+    error(("bad argument #1 to 'notify' (string expected, got %s)"):format(type(text)), 2)
+  end
+  self._notice = text
+  self._noticeUntil = tycho.now() + (seconds or 2)
+end
 
 ---Asks the run loop to stop after the current frame.
 function Engine:quit() self.quitting = true end
 
 local function runAll(list, arg)
   for i = 1, #list do list[i](arg) end
+end
+
+-- Called by the C run loop once it stops: every onQuit hook, once, in the order added. A
+-- hook's error is reported and the others still run (each may be saving something).
+-- Returns false when one failed.
+function Engine:_shutdown()
+  if self._shutDown then return true end
+  self._shutDown = true
+  local ok = true
+  for _, fn in ipairs(self._onQuit) do
+    local done, err = xpcall(fn, debug.traceback)
+    if not done then
+      ok = false
+      io.stderr:write("tycho: onQuit hook failed: ", tostring(err), "\n")
+    end
+  end
+  return ok
 end
 
 -- ---------------------------------------------------------------------------------------
@@ -204,15 +237,25 @@ function Engine:frame()
   runStage(self, list, "earlyUpdate", frame)
   runStage(self, list, "update", frame)
   runStage(self, list, "addPasses", frame)
-  if self.debugOverlay then
+  -- A fresh notice (a reload, a reload's error) shows the overlay with it for a while.
+  local notice = self._notice
+  if notice and tycho.now() > self._noticeUntil then
+    notice, self._notice = nil, nil
+  end
+  local showOverlay = self.debugOverlay or notice ~= nil
+  if showOverlay then
     local overlay = self._overlay
     if not overlay then
       overlay = tycho.features.DebugOverlay()
       self._overlay = overlay
     end
+    if overlay._notice ~= notice then
+      overlay._notice = notice
+      overlay:configure(notice and { text = notice } or nil)
+    end
     if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
   end
-  R.setOverlay(self.debugOverlay and true or false)
+  R.setOverlay(showOverlay and true or false)
 
   local ok, err, failures = R.endFrame()
   self.lastRenderError = not ok and err or nil
@@ -262,6 +305,8 @@ function Engine:step(rawDt)
   local input = tycho.input
   if input and input.wasPressed("f3") then self.debugOverlay = not self.debugOverlay end
   tycho.net.update() -- network events reach handlers at the frame's start
+  local reload = self._reload -- hot reload (scripts/tycho/reload.lua): changed files first
+  if reload then reload() end
   runAll(self._beforeFrame)
   local steps, alpha = self.loop:advance(rawDt)
   runAll(self._afterFrame)
@@ -290,6 +335,7 @@ function M.new(opts)
     _beforeFrame = {},
     _beforeRender = {},
     _afterFrame = {},
+    _onQuit = {},
     _features = {},
     _setupDone = setmetatable({}, { __mode = "k" }),
     _pendingShots = {},
