@@ -1196,6 +1196,21 @@ static int r_reload_shader(lua_State *L) {
   return 2;
 }
 
+/* _render.reloadFile(path) -> count of textures and meshes reloaded (false: none was
+ * loaded from path), or nil, message when the file no longer loads (the old data stays). */
+static int r_reload_file(lua_State *L) {
+  lrender *lr = lr_get(L);
+  int n = ty_render_reload_file(lr->R, luaL_checkstring(L, 1));
+  if (n < 0) {
+    lua_pushnil(L);
+    lua_pushstring(L, ty_render_error(lr->R));
+    return 2;
+  }
+  if (n == 0) lua_pushboolean(L, 0);
+  else lua_pushinteger(L, n);
+  return 1;
+}
+
 static int r_item_count(lua_State *L) {
   lua_pushinteger(L, ty_render_item_count(lr_get(L)->R));
   return 1;
@@ -1322,6 +1337,7 @@ void ty_open_render(lua_State *L) {
                                          {"setOverlay", r_set_overlay},
                                          {"setDrawMode", r_set_draw_mode},
                                          {"reloadShader", r_reload_shader},
+                                         {"reloadFile", r_reload_file},
                                          {NULL, NULL}};
   luaL_newlib(L, private_fns);
   lua_setfield(L, tycho, "_render");

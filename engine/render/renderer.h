@@ -267,6 +267,11 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F);
 /* Re-reads every program built from path (hot reload); a failed compile keeps the last
  * good program and returns false with the message. */
 bool ty_render_reload_shader(ty_renderer *R, const char *path);
+/* Re-reads every texture and mesh loaded from path (hot reload), in place behind the same
+ * ids, so everything drawing them updates. Returns how many it reloaded (0: nothing was
+ * loaded from path), or -1 when the file no longer loads: the old data stays, the message
+ * is in ty_render_error. A load that failed at first (the placeholder) is not tracked. */
+int ty_render_reload_file(ty_renderer *R, const char *path);
 
 /* ---- stats and modes --------------------------------------------------------------- */
 

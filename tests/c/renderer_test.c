@@ -7,6 +7,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* Required for: rmdir */
 
 #include "check.h"
 #include "core/scene.h"
@@ -492,6 +493,53 @@ static void test_gl_overlay_and_reattach(void) {
   free_scene(&s);
 }
 
+/* Hot reload: a texture or mesh file rewritten on disk replaces the data behind the same
+ * id; a file that no longer loads keeps the old data and says why. */
+static void test_reload_file_in_place(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  char dir[] = "/tmp/renderer_test_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char png[256], obj[256];
+  snprintf(png, sizeof png, "%s/a.png", dir);
+  snprintf(obj, sizeof obj, "%s/a.obj", dir);
+  uint8_t px[4 * 4 * 4];
+  memset(px, 200, sizeof px);
+  CHECK(ty_image_write_png(png, 2, 2, px));
+  FILE *f = fopen(obj, "w");
+  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", f);
+  fclose(f);
+  bool ok = false;
+  uint32_t tex = ty_render_load_texture(R, png, &ok);
+  CHECK(ok);
+  uint32_t mesh = ty_render_load_mesh(R, obj, &ok);
+  CHECK(ok);
+  CHECK_EQ_INT(ty_render_reload_file(R, "/tmp/no/such/file.png"), 0);
+
+  CHECK(ty_image_write_png(png, 4, 4, px));
+  CHECK_EQ_INT(ty_render_reload_file(R, png), 1);
+  uint32_t w = 0, h = 0;
+  CHECK(ty_render_texture_size(R, tex, &w, &h) && w == 4 && h == 4);
+
+  f = fopen(obj, "w");
+  fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 4 3\n", f);
+  fclose(f);
+  CHECK_EQ_INT(ty_render_reload_file(R, obj), 1);
+  uint32_t nv = 0, ni = 0;
+  CHECK(ty_render_mesh_info(R, mesh, &nv, &ni) && ni == 6);
+
+  f = fopen(png, "w"); /* a save caught half written */
+  fputs("not a png", f);
+  fclose(f);
+  CHECK_EQ_INT(ty_render_reload_file(R, png), -1);
+  CHECK(strstr(ty_render_error(R), "a.png") != NULL);
+  CHECK(ty_render_texture_size(R, tex, &w, &h) && w == 4 && h == 4);
+
+  remove(png), remove(obj), rmdir(dir);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
 int main(void) {
   RUN(test_registries_and_builtins);
   RUN(test_item_slots_are_reused_and_stale_ones_refused);
@@ -499,6 +547,7 @@ int main(void) {
   RUN(test_lights_and_sun);
   RUN(test_forward_pass_list);
   RUN(test_reading_an_unwritten_resource_names_both);
+  RUN(test_reload_file_in_place);
 
   if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
   win = ty_window_create(&(ty_window_desc){.title = "renderer_test", .width = 64, .height = 64, .hidden = true,
