@@ -1,6 +1,7 @@
 /* bindings/lua_storage.c: tycho.storage: open a world store, the WorldStorage type over
  * engine/storage (save, load, list, delete, the incremental saveMeta/appendEdits/compact,
- * export, import, per-player records) and
+ * queued on the writer thread with {async = true} and waited for by flush, export, import,
+ * per-player records) and
  * createSavedWorld with the seed's defaults. Expected failures are `nil, message`. */
 #include "lua_storage.h"
 
@@ -297,29 +298,47 @@ static int ws_save(lua_State *L) {
   return 1;
 }
 
-/* storage:saveMeta(world [, newEdits]) -> true, or nil, message. Every field but world.edits
- * (not read), and newEdits appended to the log, in one transaction. */
+/* The options table at arg: {async = true} queues the save for the writer thread. */
+static bool opt_async(lua_State *L, int arg) {
+  if (lua_isnoneornil(L, arg)) return false;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  lua_getfield(L, arg, "async");
+  bool async = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return async;
+}
+
+/* storage:saveMeta(world [, newEdits [, {async}]]) -> true, or nil, message. Every field but
+ * world.edits (not read), and newEdits appended to the log, in one transaction; queued for
+ * the writer thread with async (its failure comes back from flush). */
 static int ws_save_meta(lua_State *L) {
   ty_storage *s = check_open(L);
+  bool async = opt_async(L, 4);
   ty_storage_world w;
   read_world(L, 2, &w, false);
   const ty_storage_edit *e = NULL;
   uint32_t n = 0;
   if (!lua_isnoneornil(L, 3)) e = read_edits(L, 3, 3, "newEdits", &n);
   char err[512];
-  if (ty_storage_save_meta(s, &w, e, n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  ty_storage_status st = async ? ty_storage_queue_save_meta(s, &w, e, n, err, sizeof err)
+                               : ty_storage_save_meta(s, &w, e, n, err, sizeof err);
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
   lua_pushboolean(L, 1);
   return 1;
 }
 
-/* storage:appendEdits(worldId, edits) -> true, or nil, message (no such world, a failure) */
+/* storage:appendEdits(worldId, edits [, {async}]) -> true, or nil, message (no such world, a
+ * failure); with async, queued, and a missing world is reported by flush. */
 static int ws_append_edits(lua_State *L) {
   ty_storage *s = check_open(L);
   const char *id = luaL_checkstring(L, 2);
+  bool async = opt_async(L, 4);
   uint32_t n;
   const ty_storage_edit *e = read_edits(L, 3, 3, "edits", &n);
   char err[512];
-  if (ty_storage_append_edits(s, id, e, n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  ty_storage_status st = async ? ty_storage_queue_append_edits(s, id, e, n, err, sizeof err)
+                               : ty_storage_append_edits(s, id, e, n, err, sizeof err);
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -377,11 +396,41 @@ static int ws_delete(lua_State *L) {
   return 1;
 }
 
+/* storage:flush() -> true, or nil, message (the first queued save that failed since the last flush) */
+static int ws_flush(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char err[512];
+  if (ty_storage_flush(s, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:lastError() -> the message of a queued save that failed since the last flush, or nil; never waits */
+static int ws_last_error(lua_State *L) {
+  ty_storage *s = check_open(L);
+  char err[512];
+  if (ty_storage_last_error(s, err, sizeof err)) lua_pushstring(L, err);
+  else lua_pushnil(L);
+  return 1;
+}
+
+/* storage:pending() -> queued saves not yet written */
+static int ws_pending(lua_State *L) {
+  lua_pushinteger(L, ty_storage_pending(check_open(L)));
+  return 1;
+}
+
+/* storage:close() -> true, or nil, message: flushes first (also __gc and __close) */
 static int ws_close(lua_State *L) {
   storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
+  if (!b->s) return 0;
+  char err[512];
+  ty_storage_status st = ty_storage_flush(b->s, err, sizeof err);
   ty_storage_close(b->s);
   b->s = NULL;
-  return 0;
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
 }
 
 /* storage:exportWorld(id, path) -> true, or nil, message */
@@ -576,6 +625,7 @@ void ty_open_storage(lua_State *L) {
       {"importWorld", ws_import},  {"savePlayer", ws_save_player}, {"loadPlayer", ws_load_player},
       {"putBlob", ws_put_blob},    {"getBlob", ws_get_blob},    {"deleteBlob", ws_delete_blob},
       {"saveMeta", ws_save_meta},  {"appendEdits", ws_append_edits}, {"compact", ws_compact},
+      {"flush", ws_flush},         {"lastError", ws_last_error}, {"pending", ws_pending},
       {NULL, NULL}};
   luaL_newmetatable(L, WORLD_STORAGE);
   luaL_newlib(L, methods);

@@ -1,7 +1,8 @@
 /* engine/storage/storage.h: the world store: saved worlds, their edit logs and per-player
  * records in one sqlite file (WAL, one transaction per save), plus a world's export to and
  * import from the seed's JSON shape, written atomically. Used by tycho.storage and the game
- * host alike. Every call runs on the caller's thread; one ty_storage per thread.
+ * host alike. One ty_storage per thread: every call runs on the caller's thread, except the
+ * queued saves (ty_storage_queue_*), which a writer thread of the ty_storage's own writes.
  *
  * Two ways to save a world: ty_storage_save writes the whole record (a full save), while
  * ty_storage_save_meta and ty_storage_append_edits write only what changed since the last
@@ -18,6 +19,8 @@
 #define TY_STORAGE_FORMAT_VERSION 2
 /* The sqlite schema (PRAGMA user_version) this build migrates every store to on open. */
 #define TY_STORAGE_SCHEMA_VERSION 4
+/* How many queued saves may wait for the writer thread; one more waits for room. */
+#define TY_STORAGE_QUEUE_JOBS 64
 /* Room for a world id: 32 hex digits and the NUL. */
 #define TY_STORAGE_ID_SIZE 33
 
@@ -107,6 +110,28 @@ ty_storage_status ty_storage_save_meta(ty_storage *s, const ty_storage_world *w,
  * as if the whole log had been saved. TY_STORAGE_MISSING when there is no such world. */
 ty_storage_status ty_storage_append_edits(ty_storage *s, const char *id, const ty_storage_edit *edits, uint32_t n,
                                           char *err, size_t errsz);
+/* Queued saves: ty_storage_save_meta and ty_storage_append_edits, written in the order
+ * queued by a thread with its own connection to the file, so that the commit's disk wait
+ * never lands on the caller. They copy what they are given (the caller keeps ownership) and
+ * return at once: TY_STORAGE_FAILED only for a record refused without the database (as
+ * save_meta refuses it) or a writer that cannot start. A failure of the write itself is
+ * logged (storage_queued_save_failed) and returned by the next ty_storage_flush. Every other
+ * call on s (load, list, save, compact...) first waits for the queued saves to be written,
+ * so it sees them. Waits only when TY_STORAGE_QUEUE_JOBS saves are already queued. A
+ * ":memory:" store, which a second connection cannot open, writes them at once instead. */
+ty_storage_status ty_storage_queue_save_meta(ty_storage *s, const ty_storage_world *w, const ty_storage_edit *append,
+                                             uint32_t nappend, char *err, size_t errsz);
+ty_storage_status ty_storage_queue_append_edits(ty_storage *s, const char *id, const ty_storage_edit *edits,
+                                                uint32_t n, char *err, size_t errsz);
+/* Waits until every queued save is written. TY_STORAGE_FAILED, with the first failure since
+ * the previous flush in err, when one failed; the failure is then cleared. ty_storage_close
+ * flushes too (its failures are only logged). */
+ty_storage_status ty_storage_flush(ty_storage *s, char *err, size_t errsz);
+/* Without waiting: true, with its message in err, when a queued save failed since the last
+ * flush (which still reports it). */
+bool ty_storage_last_error(ty_storage *s, char *err, size_t errsz);
+/* Queued saves not yet written. */
+uint32_t ty_storage_pending(ty_storage *s);
 /* Folds the appended edits of world id into its packed log (what a full save leaves), in one
  * transaction; nothing to do when none were appended. TY_STORAGE_MISSING when there is no
  * such world. */

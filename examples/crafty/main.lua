@@ -134,9 +134,10 @@ end
 
 local function leave(message)
   if game.autosave then
-    -- Incremental, like every autosave: folding the appended edits waits for quit.
+    -- Incremental, like every autosave (folding the appended edits waits for quit), and
+    -- written before the start screen lists the worlds.
     game.autosave.note()
-    game.autosave.flush()
+    game.autosave.settle()
     if game.autosave.appended then game.unfolded[game.record.id] = true end
   end
   if game.chunks then game.chunks:clear() end
@@ -469,7 +470,8 @@ end)
 
 -- Saves on quit (engine:quit(), window closed, --frames done, Ctrl-C): the world being
 -- played, then the worlds left earlier in this session get their appended edits folded
--- into their packed logs. Off the frames: the game is ending.
+-- into their packed logs. Off the frames: the game is ending, so finish() waits for the
+-- store's queued saves (storage:flush) before it folds.
 engine:onQuit(function()
   if game.autosave then
     game.autosave.finish()

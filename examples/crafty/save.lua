@@ -5,8 +5,10 @@
 --
 -- Autosaves are incremental: storage:saveMeta writes every field but the edit log and
 -- appends only the edits made since the last save, so a frame that saves pays for what
--- changed (~0.2 ms for 1,000 new edits) and not for the whole log (~45 ms for 100,000).
--- On quit, storage:compact folds the appended edits into the packed log.
+-- changed and not for the whole log (~45 ms for 100,000). They are queued ({async = true}):
+-- the store's writer thread commits them, so the frame pays for reading the record and the
+-- new edits only, never for the disk. On quit, storage:flush waits for them and
+-- storage:compact folds the appended edits into the packed log.
 local World = require("world")
 
 local Save = {}
@@ -62,31 +64,65 @@ end
 ---Autosave: call note() when something changed and tick(now) every frame; it saves at
 ---most every AUTOSAVE_SECONDS while there are changes. flush() saves now if anything changed:
 ---the record's fields and the world's edits since the last save (world.unsaved), in one
----transaction; edits that failed to save stay unsaved and go with the next try. finish()
----flushes, then folds the appended edits into the packed log (the end of a session).
-function Save.autosave(store, game)
+---transaction, queued for the store's writer thread (opts.async = false: written on this
+---frame). A queued save that failed is seen by tick() (storage:lastError): the next save is
+---then a whole one (storage:save of every edit), so no edit is lost; edits refused at once
+---stay unsaved and go with the next try. settle() saves and waits for the queue; finish()
+---settles, then folds the appended edits into the packed log (the end of a session).
+---@param opts? {async?: boolean}
+function Save.autosave(store, game, opts)
   local self = { store = store, game = game, pending = false, last = tycho.now(), saves = 0, error = nil,
-    appended = false }
+    appended = false, whole = false, async = not (opts and opts.async == false) }
+  local queued = { async = self.async }
   function self.note() self.pending = true end
+  -- A queued save failed: say so once, and make the next save a whole one.
+  local function checkQueued()
+    if not self.store or not self.async or not self.store:lastError() then return end
+    local _, err = self.store:flush() -- clears it
+    self.error = err
+    print("crafty: saving failed: " .. tostring(err))
+    self.whole, self.pending = true, true
+  end
   function self.flush()
     if not self.pending or not self.store then return true end
     local world = self.game.world
-    local ok, err = self.store:saveMeta(Save.record(self.game), world.unsaved)
+    local ok, err
+    local whole = self.whole
+    if whole then
+      ok, err = self.store:save(Save.record(self.game)) -- every edit, on this frame: only after a failure
+      if ok then self.whole, self.appended = false, false end
+    else
+      ok, err = self.store:saveMeta(Save.record(self.game), world.unsaved, queued)
+    end
     self.last = tycho.now()
     if not ok then
       self.error = err
       print("crafty: saving failed: " .. tostring(err))
       return false
     end
-    if #world.unsaved > 0 then self.appended = true end
+    if #world.unsaved > 0 and not whole then self.appended = true end
     world:markSaved()
     self.pending = false
     self.saves = self.saves + 1
     return true
   end
+  -- Saves now and waits until it is written; a queued save that failed is redone whole.
+  function self.settle()
+    local ok = self.flush()
+    if ok and self.store and self.async then
+      local written, err = self.store:flush()
+      if not written then
+        self.error = err
+        print("crafty: saving failed: " .. tostring(err))
+        self.whole, self.pending = true, true
+        ok = self.flush()
+      end
+    end
+    return ok
+  end
   function self.finish()
     self.note() -- lastPlayedAt moves
-    local ok = self.flush()
+    local ok = self.settle()
     if ok and self.appended and self.store then
       local folded, err = self.store:compact(self.game.record.id)
       if folded == nil then print("crafty: compacting the save failed: " .. tostring(err)) end
@@ -95,6 +131,7 @@ function Save.autosave(store, game)
     return ok
   end
   function self.tick(now)
+    checkQueued()
     if self.pending and (now or tycho.now()) - self.last >= Save.AUTOSAVE_SECONDS then return self.flush() end
     return true
   end

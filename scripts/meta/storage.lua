@@ -53,20 +53,39 @@ function WorldStorage:save(world) end
 ---absent, and appends newEdits (the edits made since the last save) to its log, in one
 ---transaction: an incremental save, whose cost follows what changed. The commit is atomic and
 ---survives a crash of the process; it reaches the disk at the next save, compact or checkpoint.
+---With `{async = true}` it is queued instead: the store's writer thread commits it (fsynced),
+---the call pays only for reading the record and newEdits, and a failure of the write comes
+---back from `flush` (and `lastError`), logged as storage_queued_save_failed.
 ---@param world tycho.SavedWorld
 ---@param newEdits? tycho.Edit[]
+---@param opts? {async?: boolean}
 ---@return true|nil ok
 ---@return string? message a record newer than CURRENT_FORMAT_VERSION, or a write failure
-function WorldStorage:saveMeta(world, newEdits) end
+function WorldStorage:saveMeta(world, newEdits, opts) end
 
 ---Appends edits to the world's log in one transaction. A load returns them after the logged
 ---ones, a later edit of a block replacing the earlier one's type in its place, as a full save
 ---of the whole log would.
+---With `{async = true}`: queued as saveMeta's, a missing world reported by `flush`.
 ---@param worldId string
 ---@param edits tycho.Edit[]
+---@param opts? {async?: boolean}
 ---@return true|nil ok
 ---@return string? message no such world, or a write failure
-function WorldStorage:appendEdits(worldId, edits) end
+function WorldStorage:appendEdits(worldId, edits, opts) end
+
+---Waits until every queued save is written. Every other call (load, list, save...) waits
+---for them too, so it sees them.
+---@return true|nil ok
+---@return string? message the first queued save that failed since the last flush (then cleared)
+function WorldStorage:flush() end
+
+---Without waiting: the message of a queued save that failed since the last flush, or nil.
+---@return string|nil
+function WorldStorage:lastError() end
+
+---@return integer queued saves not yet written (at most 64 wait; one more waits for room)
+function WorldStorage:pending() end
 
 ---Folds the appended edits into the world's packed log (what a full save leaves), in one
 ---fsynced transaction; nothing to do when none were appended.
@@ -91,7 +110,9 @@ function WorldStorage:list() end
 ---@return string? message
 function WorldStorage:delete(id) end
 
----Closes the store; any further call raises.
+---Flushes the queued saves, then closes the store; any further call raises.
+---@return true|nil ok
+---@return string? message as flush
 function WorldStorage:close() end
 
 ---Writes the world as JSON (the SavedWorld shape; the screenshot as a data: URL) atomically:

@@ -2,7 +2,7 @@
  * delete, per-player records, the schema 1 -> 2 and 3 -> 4 migrations, refusal of newer
  * schemas and records, of files that are not stores or are truncated (left byte-identical),
  * the atomic JSON export/import, and incremental saves (save_meta, append_edits, compact)
- * loading the same log as a full save. */
+ * loading the same log as a full save, and the same saves queued for the writer thread. */
 #include "check.h"
 #include "storage/storage.h"
 
@@ -343,6 +343,116 @@ static void test_incremental_saves(void) {
   ty_storage_close(s);
 }
 
+/* Queued saves: written in order by the writer thread, seen by the next load (which waits for
+ * them), a failure returned by the next flush (once), the queue bounded, close flushing. */
+static void test_queued_saves(void) {
+  const char *p = path_in("queued.sqlite");
+  char err[512];
+  ty_storage *s = ty_storage_open(p, err, sizeof err);
+  CHECK(s != NULL);
+  if (!s) return;
+  enum { N = 4000 };
+  static ty_storage_edit all[N], scratch[N];
+  uint32_t r = 11;
+  for (uint32_t i = 0; i < N; i++) {
+    r = r * 1103515245u + 12345u;
+    all[i] = (ty_storage_edit){(int32_t)(r >> 8 & 63), (int32_t)(r >> 16 & 7), (int32_t)(r >> 24 & 31), (int32_t)(i & 255)};
+  }
+  ty_storage_world q = sample("q", 10, all, 1000), full = sample("full", 10, all, N);
+  CHECK_EQ_INT(ty_storage_save(s, &q, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_save(s, &full, err, sizeof err), TY_STORAGE_OK);
+  /* The queue copies: the caller's buffer is overwritten as soon as each call returns. */
+  memcpy(scratch, all + 1000, sizeof all[0] * 1000);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(s, "q", scratch, 1000, err, sizeof err), TY_STORAGE_OK);
+  memset(scratch, 0x7f, sizeof scratch);
+  q.edits = NULL, q.nedits = 0;
+  q.last_played_at = 20;
+  memcpy(scratch, all + 2000, sizeof all[0] * 2000);
+  CHECK_EQ_INT(ty_storage_queue_save_meta(s, &q, scratch, 1500, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_queue_save_meta(s, &q, scratch + 1500, 500, err, sizeof err), TY_STORAGE_OK);
+  memset(scratch, 0x7f, sizeof scratch);
+  /* A load waits for them: the same log as the full save, in the same order. */
+  ty_storage_world a, b;
+  CHECK_EQ_INT(ty_storage_load(s, "q", &a, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_pending(s), 0);
+  CHECK_EQ_INT(ty_storage_load(s, "full", &b, err, sizeof err), TY_STORAGE_OK);
+  CHECK(same_edits(&a, &b));
+  CHECK_NEAR(a.last_played_at, 20, 0);
+  CHECK(a.inventory.nhotbar == 9 && a.screenshot_len == sizeof png && strcmp(a.game_mode, "survival") == 0);
+  CHECK_EQ_INT(ty_storage_flush(s, err, sizeof err), TY_STORAGE_OK);
+  ty_storage_world_free(&a);
+  ty_storage_world_free(&b);
+
+  /* A record refused without the database is refused at once, nothing queued. */
+  ty_storage_world newer = sample("q", 30, NULL, 0);
+  newer.version = TY_STORAGE_FORMAT_VERSION + 1;
+  CHECK_EQ_INT(ty_storage_queue_save_meta(s, &newer, NULL, 0, err, sizeof err), TY_STORAGE_FAILED);
+  CHECK(strstr(err, "newer") != NULL);
+
+  /* Failing jobs: no such world, and a world deleted (by another handle) before its job ran.
+   * Each call returns OK; the next flush returns the first failure, then it is cleared. */
+  ty_storage_edit one = {1, 2, 3, 4};
+  ty_storage_world doomed = sample("doomed", 5, NULL, 0);
+  CHECK_EQ_INT(ty_storage_save(s, &doomed, err, sizeof err), TY_STORAGE_OK);
+  ty_storage *other = ty_storage_open(p, err, sizeof err);
+  CHECK(other != NULL);
+  CHECK_EQ_INT(ty_storage_delete(other, "doomed", err, sizeof err), TY_STORAGE_OK);
+  ty_storage_close(other);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(s, "doomed", &one, 1, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(s, "nope", &one, 1, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(s, "q", &one, 1, err, sizeof err), TY_STORAGE_OK); /* still written */
+  err[0] = 0;
+  CHECK_EQ_INT(ty_storage_flush(s, err, sizeof err), TY_STORAGE_FAILED);
+  CHECK(strstr(err, "no world with id doomed") != NULL);
+  CHECK(!ty_storage_last_error(s, err, sizeof err));
+  CHECK_EQ_INT(ty_storage_flush(s, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(s, "nope", &one, 1, err, sizeof err), TY_STORAGE_OK);
+  while (ty_storage_pending(s)) usleep(1000);
+  CHECK(ty_storage_last_error(s, err, sizeof err) && strstr(err, "nope") != NULL);
+  CHECK_EQ_INT(ty_storage_flush(s, err, sizeof err), TY_STORAGE_FAILED);
+
+  /* Many jobs, faster than the disk: the queue never holds more than TY_STORAGE_QUEUE_JOBS,
+   * every one is written, in order (the later edit of a block wins). */
+  enum { MANY = 300 };
+  uint32_t most = 0;
+  for (int32_t i = 0; i < MANY; i++) {
+    ty_storage_edit e = {100 + i % 50, 1, 1, i};
+    CHECK_EQ_INT(ty_storage_queue_append_edits(s, "q", &e, 1, err, sizeof err), TY_STORAGE_OK);
+    uint32_t n = ty_storage_pending(s);
+    if (n > most) most = n;
+  }
+  CHECK(most <= TY_STORAGE_QUEUE_JOBS);
+  /* Close flushes: a fresh handle sees every job. */
+  ty_storage_close(s);
+  s = ty_storage_open(p, err, sizeof err);
+  CHECK(s != NULL);
+  if (!s) return;
+  CHECK_EQ_INT(query_int(p, "SELECT count(*) FROM world_journal WHERE world_id = 'q'"), 3 + 1 + MANY);
+  CHECK_EQ_INT(ty_storage_load(s, "q", &a, err, sizeof err), TY_STORAGE_OK);
+  int found = 0;
+  for (uint32_t i = 0; i < a.nedits; i++)
+    if (a.edits[i].x >= 100 && a.edits[i].x < 150 && a.edits[i].y == 1 && a.edits[i].z == 1) {
+      found++;
+      CHECK_EQ_INT(a.edits[i].type, MANY - 50 + (a.edits[i].x - 100));
+    }
+  CHECK_EQ_INT(found, 50);
+  ty_storage_world_free(&a);
+  ty_storage_close(s);
+
+  /* ":memory:" writes queued saves at once; failures still come back from flush. */
+  ty_storage *m = ty_storage_open(":memory:", err, sizeof err);
+  CHECK(m != NULL);
+  if (!m) return;
+  ty_storage_world mw = sample("m", 1, NULL, 0);
+  CHECK_EQ_INT(ty_storage_queue_save_meta(m, &mw, &one, 1, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_queue_append_edits(m, "nope", &one, 1, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_storage_flush(m, err, sizeof err), TY_STORAGE_FAILED);
+  CHECK_EQ_INT(ty_storage_load(m, "m", &a, err, sizeof err), TY_STORAGE_OK);
+  CHECK(a.nedits == 1 && a.edits[0].type == 4);
+  ty_storage_world_free(&a);
+  ty_storage_close(m);
+}
+
 /* Opening must fail with a message and leave the file exactly as it was. */
 static void check_refused(const char *p, const char *expect) {
   size_t n0, n1;
@@ -466,6 +576,7 @@ int main(void) {
   RUN(test_migrates_schema_1);
   RUN(test_migrates_schema_3);
   RUN(test_incremental_saves);
+  RUN(test_queued_saves);
   RUN(test_refuses_and_leaves_untouched);
   RUN(test_export_import);
   char cmd[300];

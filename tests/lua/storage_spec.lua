@@ -1,7 +1,8 @@
 -- tests/lua/storage_spec.lua: tycho.storage from Lua: createSavedWorld's defaults, save/load
 -- round trips, list order, delete, per-player records, export/import, refusals (`nil,
 -- message`, file untouched), bad arguments, a store killed (-9) in the middle of saves, and
--- incremental saves (saveMeta, appendEdits, compact), also killed between appends.
+-- incremental saves (saveMeta, appendEdits, compact), also killed between appends, and the
+-- same saves queued for the writer thread ({async = true}, flush, lastError, close).
 
 local testing = require("tycho.testing")
 local storage = tycho.storage
@@ -264,6 +265,59 @@ describe("WorldStorage incremental saves", function()
     assert.has_error(function() store:saveMeta(w, "edits") end)
     assert.same({}, store:load(w.id).edits)
     store:close()
+  end)
+
+  it("queues saves with {async = true}: load sees them in order, flush reports a failure once", function()
+    local path = dir .. "/w.sqlite"
+    local store = assert(storage.open(path))
+    local w = storage.createSavedWorld("Async", 5)
+    w.edits = batch(1, 300)
+    assert.is_true(store:save(w))
+    local ASYNC = { async = true }
+    assert.is_true(store:appendEdits(w.id, batch(301, 700), ASYNC))
+    w.sunAngle, w.lastPlayedAt = 2.5, 5000
+    assert.is_true(store:saveMeta(w, batch(701, 1000), ASYNC))
+    assert.is_true(store:saveMeta(w, nil, ASYNC))
+    -- load waits for the queued saves: the same log as a full save of every edit.
+    local full = storage.createSavedWorld("Full", 5)
+    full.edits = batch(1, 1000)
+    assert.is_true(store:save(full))
+    local got = store:load(w.id)
+    assert.same(store:load(full.id).edits, got.edits)
+    assert.equals(2.5, got.sunAngle)
+    assert.equals(0, store:pending())
+    assert.is_true(store:flush())
+    assert.is_nil(store:lastError())
+
+    -- A failure is not the call's: the call queued it. flush returns it, then it is cleared.
+    assert.is_true(store:appendEdits("missing", batch(1, 2), ASYNC))
+    assert.is_true(store:appendEdits(w.id, { { x = 50, y = 50, z = 50, type = 9 } }, ASYNC))
+    while store:pending() > 0 do os.execute("sleep 0.01") end
+    assert.truthy((store:lastError() or ""):find("no world with id missing", 1, true))
+    local ok, msg = store:flush()
+    assert.is_nil(ok)
+    assert.truthy(msg:find("no world with id missing", 1, true), msg)
+    assert.is_true(store:flush())
+    local after = store:load(w.id).edits -- the failure did not stop the jobs behind it
+    assert.same({ x = 50, y = 50, z = 50, type = 9 }, after[#after])
+
+    -- Bad arguments still raise on the caller's frame; a newer record is refused at once.
+    assert.has_error(function() store:saveMeta(w, batch(1, 2), "async") end)
+    assert.has_error(function() store:appendEdits(w.id, { { x = "1" } }, ASYNC) end)
+    local newer = storage.createSavedWorld("Newer", 1)
+    newer.version = storage.CURRENT_FORMAT_VERSION + 1
+    ok, msg = store:saveMeta(newer, nil, ASYNC)
+    assert.is_nil(ok)
+    assert.truthy(msg:find("newer", 1, true), msg)
+
+    -- close flushes: another handle sees everything queued just before it.
+    for i = 1, 200 do assert.is_true(store:appendEdits(w.id, { { x = 1000 + i, y = 1, z = 1, type = 1 } }, ASYNC)) end
+    assert.is_true(store:pending() <= 64)
+    assert.is_true(store:close())
+    local again = assert(storage.open(path))
+    local edits = again:load(w.id).edits
+    assert.same({ x = 1200, y = 1, z = 1, type = 1 }, edits[#edits])
+    again:close()
   end)
 
   it("leaves a loadable world when the process is killed (-9) between appends", function()
