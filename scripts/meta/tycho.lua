@@ -30,6 +30,10 @@ tycho = {}
 ---@type string
 tycho.version = "0.1.0"
 
+---True when this binary was built with AddressSanitizer (RSS then says little about leaks).
+---@type boolean
+tycho.sanitized = false
+
 ---Path of the folder holding the engine's `scripts/` (from TYCHO_HOME, or found beside the binary).
 ---@type string
 tycho.home = ""
