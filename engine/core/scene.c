@@ -153,6 +153,12 @@ static bool obj_active(const ty_world *W, const ty_object *o) {
 
 bool ty_object_active(const ty_world *W, ty_id id) { return obj_active(W, obj_must(W, id)); }
 
+uint32_t ty_object_drawable(const ty_world *W, ty_id id, const ty_scene *scene) {
+  const ty_object *o = obj_get(W, id);
+  if (!o || (scene && o->scene != scene) || !obj_active(W, o)) return TY_TRANSFORM_NONE;
+  return o->xf;
+}
+
 void ty_object_set_enabled(ty_world *W, ty_id id, bool on) {
   ty_object *o = obj_must(W, id);
   if (on) o->flags |= OBJ_ENABLED;

@@ -63,6 +63,9 @@ ty_scene *ty_object_scene(const ty_world *W, ty_id id);
 bool ty_object_enabled(const ty_world *W, ty_id id);          /* its own flag */
 bool ty_object_active(const ty_world *W, ty_id id);           /* it and every ancestor enabled */
 void ty_object_set_enabled(ty_world *W, ty_id id, bool on);
+/* One lookup for the renderer's per-item test: the object's transform when it is alive,
+ * active and (scene non-NULL) in scene; TY_TRANSFORM_NONE otherwise. */
+uint32_t ty_object_drawable(const ty_world *W, ty_id id, const ty_scene *scene);
 bool ty_object_destroyed(const ty_world *W, ty_id id);        /* marked, awaiting its sweep */
 
 /* Parent/children through the transforms. set_parent returns false on a cycle, and on a

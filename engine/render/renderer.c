@@ -1460,13 +1460,13 @@ static void gather_items(ty_renderer *R, const ty_scene *scene) {
     b->center[0] = mr->center[0], b->center[1] = mr->center[1], b->center[2] = mr->center[2];
     b->radius = mr->radius;
     b->instance_data = it->tint; /* tint then rect: 32 contiguous bytes */
-    if (!it->enabled || !ty_object_alive(W, it->object) || !ty_object_active(W, it->object) ||
-        (scene && ty_object_scene(W, it->object) != scene)) {
+    uint32_t xf = it->enabled ? ty_object_drawable(W, it->object, scene) : TY_TRANSFORM_NONE;
+    if (xf == TY_TRANSFORM_NONE) {
       b->world = identity;
       b->flags = 0;
       continue;
     }
-    b->world = ty_transform_world(T, ty_object_transform(W, it->object));
+    b->world = ty_transform_world(T, xf);
     const ty_material *m = &mats[mat];
     uint32_t flags = TY_BUCKET_ENABLED | TY_BUCKET_STATE(m->unlit ? 1 : 0);
     if (m->transparent) flags |= TY_BUCKET_TRANSPARENT;
