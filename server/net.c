@@ -1,22 +1,20 @@
-/* server/net.c: libwebsockets (4.1) behind server/net.h. Frames are written only on
- * LWS_CALLBACK_SERVER_WRITEABLE: every small frame queued by then goes out in one send (the
- * WebSocket headers written here, the batch handed to lws raw), because on a busy room a
- * syscall per frame costs more than everything else together; a large frame is written by
- * lws alone. Incoming fragments are gathered into a per-client buffer that never grows past
- * max_frame; heartbeat is lws's validity policy. */
+/* server/net.c: libwebsockets (4.1) behind server/net.h. lws runs on a libev loop of ours
+ * (epoll on Linux, through lws's evlib_ev plugin), so each turn of the loop costs what is
+ * ready rather than a poll() over every socket; where the plugin does not load, lws's own
+ * poll loop serves instead. Each client's outgoing frames are framed as they are queued
+ * (the WebSocket headers written here) into one byte buffer of its own, which goes to the
+ * socket on LWS_CALLBACK_SERVER_WRITEABLE in one send per BATCH_MAX, handed to lws raw: on a
+ * busy room a syscall or an allocation per frame would cost more than everything else
+ * together, and an idle client holds no buffer at all. Incoming messages are handed over
+ * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
+ * parts; heartbeat is lws's validity policy. */
 #include "net.h"
 
+#include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
 #include <libwebsockets.h>
 #include <string.h>
 
 #include "common.h"
-
-typedef struct out_frame {
-  struct out_frame *next;
-  size_t len;
-  bool binary;
-  unsigned char buf[]; /* LWS_PRE bytes of room, then the payload */
-} out_frame;
 
 struct ty_client {
   ty_net *net;
@@ -24,8 +22,8 @@ struct ty_client {
   uint64_t id;
   void *user;
   ty_client *prev, *next; /* every live client, for shutdown */
-  out_frame *head, *tail;
-  size_t queued;
+  unsigned char *out; /* LWS_PRE bytes of room, then framed bytes; [out_off, out_len) unsent */
+  size_t out_off, out_len, out_cap;
   char *rx;
   size_t rx_len, rx_cap;
   bool rx_binary;
@@ -34,11 +32,13 @@ struct ty_client {
   char close_reason[124];
 };
 
-#define BATCH_MAX (32 * 1024) /* bytes of frames (headers included) gathered into one send */
+#define BATCH_MAX (32 * 1024) /* bytes handed to one send */
+#define OUT_MIN 4096           /* first size of a client's outgoing buffer: a broadcast round fits */
+#define RX_BUFFER 512          /* lws's receive buffer per connection */
 
 struct ty_net {
   struct lws_context *ctx;
-  unsigned char batch[LWS_PRE + BATCH_MAX]; /* the send being gathered (one thread: one buffer) */
+  struct ev_loop *loop; /* ours, lent to lws; NULL when lws polls on its own */
   struct lws_protocols protocols[2];
   lws_retry_bo_t retry;
   ty_net_config cfg;
@@ -70,13 +70,9 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
 }
 
 static void drop_queue(ty_client *c) {
-  while (c->head) {
-    out_frame *f = c->head;
-    c->head = f->next;
-    TY_FREE(f);
-  }
-  c->tail = NULL;
-  c->queued = 0;
+  TY_FREE(c->out);
+  c->out = NULL;
+  c->out_off = c->out_len = c->out_cap = 0;
 }
 
 static void client_free(ty_client *c) {
@@ -104,26 +100,55 @@ void ty_client_close(ty_client *c, int code, const char *reason) {
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 5);
 }
 
+/* Server-to-client frame header (RFC 6455 5.2: FIN, opcode, unmasked length); returns its size. */
+static size_t frame_header(unsigned char *h, size_t len, bool binary) {
+  h[0] = 0x80 | (binary ? 0x2 : 0x1);
+  if (len < 126) {
+    h[1] = (unsigned char)len;
+    return 2;
+  }
+  if (len < 65536) {
+    h[1] = 126;
+    h[2] = (unsigned char)(len >> 8);
+    h[3] = (unsigned char)len;
+    return 4;
+  }
+  h[1] = 127;
+  for (int i = 0; i < 8; i++) h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
+  return 10;
+}
+
 bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
   if (c->closing) return false;
-  if (c->queued + len > c->net->cfg.max_queue) {
+  size_t queued = c->out_len - c->out_off;
+  if (queued + len > c->net->cfg.max_queue) {
     ty_log("net_queue_full", "client %llu has %zu bytes unsent (cap %zu): dropped",
-           (unsigned long long)c->id, c->queued, c->net->cfg.max_queue);
+           (unsigned long long)c->id, queued, c->net->cfg.max_queue);
     drop_queue(c);
     ty_client_close(c, 1008, "send queue full");
     return false;
   }
-  out_frame *f = TY_MALLOC(sizeof *f + LWS_PRE + len);
-  TY_ASSERT(f);
-  f->next = NULL;
-  f->len = len;
-  f->binary = binary;
-  if (len) memcpy(f->buf + LWS_PRE, data, len);
-  if (c->tail) c->tail->next = f;
-  else c->head = f;
-  c->tail = f;
-  c->queued += len;
-  lws_callback_on_writable(c->wsi);
+  size_t need = 10 + len;
+  if (c->out_len + need > c->out_cap) {
+    if (c->out_off > LWS_PRE) { /* what was sent makes room first */
+      memmove(c->out + LWS_PRE, c->out + c->out_off, queued);
+      c->out_off = LWS_PRE;
+      c->out_len = LWS_PRE + queued;
+    }
+    if (c->out_len + need > c->out_cap) {
+      size_t cap = c->out_cap ? c->out_cap : OUT_MIN;
+      while (cap < LWS_PRE + queued + need) cap *= 2;
+      c->out = TY_REALLOC(c->out, cap);
+      TY_ASSERT(c->out);
+      if (!c->out_cap) c->out_off = c->out_len = LWS_PRE;
+      c->out_cap = cap;
+    }
+  }
+  c->out_len += frame_header(c->out + c->out_len, len, binary);
+  if (len) memcpy(c->out + c->out_len, data, len);
+  c->out_len += len;
+  /* Asked once per batch: on_writeable asks again while anything is left. */
+  if (!queued) lws_callback_on_writable(c->wsi);
   return true;
 }
 
@@ -146,6 +171,12 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
     return close_now(wsi, 1009, "message too big");
   }
   if (c->closing) return 0; /* a closing client's input is read and dropped */
+  if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
+    /* Whole in one piece (nearly every message): handed over from lws's buffer, so an idle
+     * client holds no receive buffer of its own. */
+    net->ev.message(net->user, c, len ? in : "", len, c->rx_binary);
+    return 0;
+  }
   if (c->rx_len + len > c->rx_cap) {
     size_t cap = c->rx_cap ? c->rx_cap : 1024;
     while (cap < c->rx_len + len) cap *= 2;
@@ -159,66 +190,29 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   if (lws_is_final_fragment(wsi)) {
     size_t n = c->rx_len;
     c->rx_len = 0;
-    net->ev.message(net->user, c, c->rx ? c->rx : "", n, c->rx_binary);
+    net->ev.message(net->user, c, c->rx, n, c->rx_binary);
+    /* Messages in parts are rare: their buffer is not kept for the next one. */
+    TY_FREE(c->rx);
+    c->rx = NULL;
+    c->rx_cap = 0;
   }
   return 0;
 }
 
-/* Server-to-client frame header (RFC 6455 5.2: FIN, opcode, unmasked length); returns its size. */
-static size_t frame_header(unsigned char *h, size_t len, bool binary) {
-  h[0] = 0x80 | (binary ? 0x2 : 0x1);
-  if (len < 126) {
-    h[1] = (unsigned char)len;
-    return 2;
-  }
-  if (len < 65536) {
-    h[1] = 126;
-    h[2] = (unsigned char)(len >> 8);
-    h[3] = (unsigned char)len;
-    return 4;
-  }
-  h[1] = 127;
-  for (int i = 0; i < 8; i++) h[2 + i] = (unsigned char)((uint64_t)len >> (56 - 8 * i));
-  return 10;
-}
-
-static out_frame *pop_frame(ty_client *c) {
-  out_frame *f = c->head;
-  c->head = f->next;
-  if (!c->head) c->tail = NULL;
-  c->queued -= f->len;
-  return f;
-}
-
 static int on_writeable(ty_client *c, struct lws *wsi) {
-  if (!c->head) return c->closing ? close_now(wsi, c->close_code, c->close_reason) : 0;
-  unsigned char *batch = c->net->batch + LWS_PRE;
-  size_t n = 0;
-  int wrote;
-  size_t want;
-  if (c->head->len + 10 > BATCH_MAX) {
-    out_frame *f = pop_frame(c); /* too big to gather: lws frames it from its own LWS_PRE room */
-    want = f->len;
-    wrote = lws_write(wsi, f->buf + LWS_PRE, f->len, f->binary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT);
-    TY_FREE(f);
-  } else {
-    while (c->head && n + c->head->len + 10 <= BATCH_MAX) {
-      out_frame *f = pop_frame(c);
-      n += frame_header(batch + n, f->len, f->binary);
-      memcpy(batch + n, f->buf + LWS_PRE, f->len);
-      n += f->len;
-      TY_FREE(f);
-    }
-    want = n;
-    /* Whole frames, already framed: lws sends them as they are (and keeps what the socket
-     * does not take yet, writing it before it calls us again). */
-    wrote = lws_write(wsi, batch, n, LWS_WRITE_RAW);
-  }
-  if (wrote < (int)want) {
+  size_t queued = c->out_len - c->out_off;
+  if (!queued) return c->closing ? close_now(wsi, c->close_code, c->close_reason) : 0;
+  size_t n = queued < BATCH_MAX ? queued : BATCH_MAX;
+  /* Whole frames, already framed (a cut at BATCH_MAX continues in the next send): lws sends
+   * them as they are, and keeps what the socket does not take yet, writing it before it
+   * calls us again. The LWS_PRE bytes before them are ours to lend. */
+  if (lws_write(wsi, c->out + c->out_off, n, LWS_WRITE_RAW) < (int)n) {
     ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
     return -1;
   }
-  if (c->head || c->closing) lws_callback_on_writable(wsi);
+  c->out_off += n;
+  if (c->out_off == c->out_len) drop_queue(c); /* drained: an idle client keeps no buffer */
+  if (c->out || c->closing) lws_callback_on_writable(wsi);
   return 0;
 }
 
@@ -261,10 +255,35 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
   net->ev.tick(net->user);
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
-    lws_cancel_service(net->ctx);
+    if (net->loop) ev_break(net->loop, EVBREAK_ALL);
+    else lws_cancel_service(net->ctx);
     return;
   }
   lws_sul_schedule(net->ctx, 0, &net->tick_sul, on_tick, 10 * LWS_US_PER_MS);
+}
+
+/* lws on a libev loop of ours: lws installs no signal watcher on a loop it does not own, so
+ * the host's SIGINT/SIGTERM handlers stay its own (they interrupt epoll_wait; the tick sees
+ * the flag), and ty_net_run can end the loop with ev_break. Where lws cannot load its libev
+ * plugin, its poll loop serves (the same behaviour, at a poll() over every socket per turn). */
+static struct lws_context *create_context(ty_net *net, struct lws_context_creation_info *info) {
+  net->loop = ev_loop_new(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
+  if (net->loop) {
+    void *loops[1] = {net->loop};
+    info->options |= LWS_SERVER_OPTION_LIBEV;
+    info->foreign_loops = loops;
+    struct lws_context *ctx = lws_create_context(info);
+    info->options &= ~(uint64_t)LWS_SERVER_OPTION_LIBEV;
+    info->foreign_loops = NULL;
+    if (ctx) return ctx;
+    ev_loop_destroy(net->loop);
+    net->loop = NULL;
+  }
+  struct lws_context *ctx = lws_create_context(info);
+  if (ctx)
+    ty_log("net_evlib_unavailable", "libwebsockets' libev plugin (evlib_ev) did not load: "
+           "serving on lws's poll loop, which scans every socket each turn");
+  return ctx;
 }
 
 ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *user) {
@@ -278,7 +297,12 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
       .name = "tycho",
       .callback = callback,
       .per_session_data_size = sizeof(pss),
-      .rx_buffer_size = 2048, /* per connection (lws keeps one each); longer messages arrive in parts */
+      /* lws keeps one of these per connection and reads the socket at most this much at a
+       * time; game messages are far smaller, and longer ones arrive in parts. */
+      .rx_buffer_size = RX_BUFFER,
+      /* Left 0, lws would cut every send to rx_buffer_size and copy the rest aside to send
+       * on later wake-ups: a gathered batch goes to the socket whole instead. */
+      .tx_packet_size = BATCH_MAX,
   };
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
@@ -299,7 +323,7 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   }
   info.gid = -1;
   info.uid = -1;
-  net->ctx = lws_create_context(&info);
+  net->ctx = create_context(net, &info);
   if (!net->ctx) {
     fprintf(stderr, "tycho serve: cannot listen on %s:%d%s\n", cfg->iface ? cfg->iface : "*", cfg->port,
             cfg->tls_cert ? " (or cannot load the TLS certificate and key)" : "");
@@ -309,10 +333,17 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   net->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(net->ctx, "default"));
   if (net->port <= 0) net->port = cfg->port;
   lws_sul_schedule(net->ctx, 0, &net->tick_sul, on_tick, 10 * LWS_US_PER_MS);
+  /* lws arms its libev timer only after some I/O: a wake-up through its event pipe is the
+   * first, so the tick runs on a host nobody has connected to yet. */
+  if (net->loop) lws_cancel_service(net->ctx);
   return net;
 }
 
 void ty_net_run(ty_net *net) {
+  if (net->loop) {
+    ev_run(net->loop, 0); /* until on_tick's ev_break */
+    return;
+  }
   while (!net->done)
     if (lws_service(net->ctx, 0) < 0) break;
 }
@@ -327,5 +358,6 @@ void ty_net_stop(ty_net *net) {
 void ty_net_destroy(ty_net *net) {
   if (!net) return;
   lws_context_destroy(net->ctx);
+  if (net->loop) ev_loop_destroy(net->loop); /* after lws has stopped its watchers on it */
   TY_FREE(net);
 }

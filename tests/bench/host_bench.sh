@@ -1,11 +1,14 @@
 #!/bin/sh
 # tests/bench/host_bench.sh: `tycho serve`'s crafty module under load, and the same room fan-out
-# in Colyseus, each driven by the same load generator (tests/bench/host_bench/load.js) in a
-# process of its own over loopback: CLIENTS clients in ROOMS rooms sending transforms at HZ for
-# SECONDS, one editor per room placing/breaking a block twice a second. Prints each server's
-# figures (server CPU per client message, edit fan-out latency p50/p99, RSS per connection idle
-# and loaded, connections per core at HZ) and the ratio of messages per CPU-second.
-# Not run in CI. Usage: tests/bench/host_bench.sh [BUILD_DIR] [CLIENTS] [ROOMS] [SECONDS] [HZ] [RUNS]
+# in Colyseus, each driven by the same load generator (tests/bench/host_bench/load.js) in
+# processes of their own over loopback: CLIENTS clients in ROOMS rooms sending transforms at HZ
+# for SECONDS, one editor per room placing/breaking a block twice a second, spread over WORKERS
+# node processes (default: the core count, at least 2) so that the generator's own event loop
+# is not what the latency measures. Prints each server's figures (server CPU per client
+# message, edit fan-out latency p50/p99 with the generator's event-loop lag beside it, RSS per
+# connection idle and loaded, connections per core at HZ) and the ratio of messages per
+# CPU-second. Not run in CI.
+# Usage: tests/bench/host_bench.sh [BUILD_DIR] [CLIENTS] [ROOMS] [SECONDS] [HZ] [RUNS] [WORKERS]
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -14,6 +17,7 @@ ROOMS=${3:-50}
 SECONDS_=${4:-20}
 HZ=${5:-20}
 RUNS=${6:-1}
+WORKERS=${7:-}
 BENCH=$ROOT/tests/bench/host_bench
 TYCHO=$BUILD/tycho
 [ -x "$TYCHO" ] || { echo "host_bench: no $TYCHO (build it first)" >&2; exit 1; }
@@ -43,7 +47,7 @@ run_tycho() {
   "$TYCHO" serve --port "$port" --modules "$ROOT/server/modules" --data "$TMP/data" --ping 60 2>"$TMP/tycho.log" &
   SERVER_PID=$!
   wait_port "$port"
-  (cd "$BENCH" && node load.js tycho "$port" "$SERVER_PID" "$CLIENTS" "$ROOMS" "$SECONDS_" "$HZ") >>"$TMP/tycho.jsonl"
+  (cd "$BENCH" && node load.js tycho "$port" "$SERVER_PID" "$CLIENTS" "$ROOMS" "$SECONDS_" "$HZ" "$WORKERS") >>"$TMP/tycho.jsonl"
   kill "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=
 }
 
@@ -52,11 +56,11 @@ run_colyseus() {
   (cd "$BENCH" && exec node colyseus_server.js "$port") 2>"$TMP/colyseus.log" &
   SERVER_PID=$!
   wait_port "$port"
-  (cd "$BENCH" && node load.js colyseus "$port" "$SERVER_PID" "$CLIENTS" "$ROOMS" "$SECONDS_" "$HZ") >>"$TMP/colyseus.jsonl"
+  (cd "$BENCH" && node load.js colyseus "$port" "$SERVER_PID" "$CLIENTS" "$ROOMS" "$SECONDS_" "$HZ" "$WORKERS") >>"$TMP/colyseus.jsonl"
   kill "$SERVER_PID"; wait "$SERVER_PID" || true; SERVER_PID=
 }
 
-echo "host_bench: $CLIENTS clients, $ROOMS rooms, transforms at $HZ Hz, ${SECONDS_} s measured, $RUNS run(s) each, $(nproc) cores"
+echo "host_bench: $CLIENTS clients, $ROOMS rooms, transforms at $HZ Hz, ${SECONDS_} s measured, $RUNS run(s) each, $(nproc) cores, ${WORKERS:-default} generator workers"
 i=0
 while [ "$i" -lt "$RUNS" ]; do
   run_tycho

@@ -1,25 +1,30 @@
-// tests/bench/host_bench/load.js: the load generator of tests/bench/host_bench.sh, a process
-// apart from the server it measures. It connects N clients into R crafty rooms (tycho serve's
-// /crafty, or the Colyseus peer in colyseus_server.js), lets them sit idle, then has every
-// client send transforms at HZ while one client per room places and breaks a block EDIT_HZ
-// times a second. It reads the server's CPU time and RSS from /proc/PID and prints one JSON
-// line of results:
-//   node load.js tycho|colyseus PORT SERVER_PID [clients=1000] [rooms=50] [seconds=20] [hz=20]
-// Latency is from the editor's send to each other room member's receipt of the block_edit,
-// both clocks being this process's (so the generator's own event-loop delay is included).
+// tests/bench/host_bench/load.js: the load generator of tests/bench/host_bench.sh, apart from
+// the server it measures. It connects N clients into R crafty rooms (tycho serve's /crafty, or
+// the Colyseus peer in colyseus_server.js) through W worker processes (load_worker.js), each
+// holding whole rooms, lets them sit idle, then has every client send transforms at HZ while
+// one client per room places and breaks a block EDIT_HZ times a second. It reads the server's
+// CPU time and RSS from /proc/PID and prints one JSON line of results:
+//   node load.js tycho|colyseus PORT SERVER_PID [clients=1000] [rooms=50] [seconds=20] [hz=20] [workers]
+// Edit latency is from the editor's send to each other room member's receipt of the
+// block_edit, both in the same worker; the worker's own event-loop delay over the window
+// (generatorLagMs: each worker's p50/p99/max, and the worst of them) is reported beside it,
+// since a receipt can wait that long in the generator before it is timed.
 'use strict';
 const fs = require('fs');
 const os = require('os');
+const path = require('path');
+const { fork } = require('child_process');
 const WebSocket = require('ws');
 
-const [kind, portArg, pidArg, clientsArg, roomsArg, secondsArg, hzArg] = process.argv.slice(2);
+const [kind, portArg, pidArg, clientsArg, roomsArg, secondsArg, hzArg, workersArg] = process.argv.slice(2);
 const PORT = Number(portArg);
 const PID = Number(pidArg);
 const CLIENTS = Number(clientsArg || 1000);
 const ROOMS = Number(roomsArg || 50);
 const SECONDS = Number(secondsArg || 20);
 const HZ = Number(hzArg || 20);
-const EDIT_HZ = 2;
+// Enough event loops that none is the bottleneck, and no more rooms' worth than there are.
+const WORKERS = Math.max(1, Math.min(ROOMS, Number(workersArg || Math.max(2, os.cpus().length))));
 const WARMUP_MS = 2000;
 const IDLE_MS = 3000;
 const CLK_TCK = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
@@ -43,32 +48,16 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-const stats = { sent: 0, received: 0, edits: 0, errors: 0, latencies: [], measuring: false };
-const editSentAt = new Map(); // room:type -> ms
-
-function onEdit(client, m) {
-  if (m.author === client.playerId) return;
-  const at = editSentAt.get(`${client.room}:${m.type}`);
-  if (at !== undefined && stats.measuring) stats.latencies.push(now() - at);
-}
-
-// ---- tycho serve /crafty: raw ws, JSON text frames ----
+// ---- tycho serve /crafty: the worlds, made by one admin client before the workers join ----
 
 function tychoOpen() {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${PORT}/crafty`, { perMessageDeflate: false });
     const c = { ws, waiters: [] };
     ws.on('message', (data) => {
-      stats.received++;
-      // Only edits, welcomes and lists are parsed: transforms are counted, not read.
-      if (c.waiters.length) {
-        const m = JSON.parse(data);
-        const w = c.waiters[0];
-        if (m.t === w.t || m.t === 'error') { c.waiters.shift(); w.resolve(m); }
-        return;
-      }
-      if (data.includes('"block_edit"')) onEdit(c, JSON.parse(data));
-      else if (data.includes('"error"')) stats.errors++;
+      const m = JSON.parse(data);
+      const w = c.waiters[0];
+      if (w && (m.t === w.t || m.t === 'error')) { c.waiters.shift(); w.resolve(m); }
     });
     ws.on('open', () => resolve(c));
     ws.on('error', reject);
@@ -91,131 +80,87 @@ async function tychoSetup() {
   return list.worlds.slice(0, ROOMS).map((w) => w.id);
 }
 
-async function tychoJoin(i, worlds) {
-  const c = await tychoOpen();
-  c.room = i % ROOMS;
-  tychoSend(c, { t: 'hello', playerKey: `bench-${i}`, name: `p${i}`, version: 1 });
-  await tychoNext(c, 'world_list');
-  tychoSend(c, { t: 'join_world', worldId: worlds[c.room] });
-  const welcome = await tychoNext(c, 'welcome');
-  if (welcome.t !== 'welcome') throw new Error(`join refused: ${JSON.stringify(welcome)}`);
-  c.playerId = welcome.playerId;
-  c.send = (m) => tychoSend(c, m);
-  return c;
-}
+// ---- the workers ----
 
-// ---- Colyseus: its own client library (matchmaking over HTTP, then its binary protocol) ----
+const workers = [];
 
-let Colyseus;
-async function colyseusJoin(i) {
-  Colyseus = Colyseus || require('colyseus.js');
-  const client = new Colyseus.Client(`ws://127.0.0.1:${PORT}`);
-  const room = await client.joinOrCreate('crafty', { world: i % ROOMS });
-  const c = { room: i % ROOMS, playerId: room.sessionId };
-  room.onMessage('*', (type, m) => {
-    stats.received++;
-    if (type === 'block_edit') onEdit(c, m);
-  });
-  c.send = (m) => room.send(m.t, m);
-  c.close = () => room.leave();
-  return c;
-}
-
-// ---- the run ----
-
-async function inBatches(n, size, fn) {
-  const out = [];
-  for (let i = 0; i < n; i += size) {
-    const batch = [];
-    for (let j = i; j < Math.min(n, i + size); j++) batch.push(fn(j));
-    out.push(...(await Promise.all(batch)));
+function spawnWorkers() {
+  for (let w = 0; w < WORKERS; w++) {
+    const child = fork(path.join(__dirname, 'load_worker.js'), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child.waiting = null;
+    child.on('message', (m) => { if (child.waiting && m.ev === child.waiting.ev) { const r = child.waiting; child.waiting = null; r.resolve(m); } });
+    child.on('exit', (code) => {
+      if (code && child.waiting) child.waiting.reject(new Error(`load worker ${w} exited with ${code}`));
+    });
+    workers.push(child);
   }
-  return out;
+}
+
+function ask(child, msg, ev) {
+  return new Promise((resolve, reject) => { child.waiting = { ev, resolve, reject }; child.send(msg); });
 }
 
 async function main() {
   const rssBase = rssBytes(PID);
-  let clients;
   const t0 = now();
-  if (kind === 'tycho') {
-    const worlds = await tychoSetup();
-    clients = await inBatches(CLIENTS, 100, (i) => tychoJoin(i, worlds));
-  } else {
-    // One join per room first, so that the later concurrent joins find the room (not make more).
-    const first = await inBatches(ROOMS, 1, (i) => colyseusJoin(i));
-    const rest = await inBatches(CLIENTS - ROOMS, 50, (i) => colyseusJoin(i + ROOMS));
-    clients = first.concat(rest);
-  }
+  const worlds = kind === 'tycho' ? await tychoSetup() : null;
+  spawnWorkers();
+  // Client i is in room i % ROOMS, and room r lives in worker r % WORKERS.
+  const joined = await Promise.all(workers.map((child, w) => {
+    const mine = [];
+    for (let i = 0; i < CLIENTS; i++) if ((i % ROOMS) % WORKERS === w) mine.push(i);
+    return ask(child, { cmd: 'join', kind, port: PORT, hz: HZ, rooms: ROOMS, clients: mine, worlds, workers: WORKERS,
+      batch: kind === 'tycho' ? 100 : 50 }, 'joined');
+  }));
+  const clients = joined.reduce((n, m) => n + m.clients, 0);
   const connectMs = now() - t0;
   await sleep(IDLE_MS);
   const rssIdle = rssBytes(PID);
 
-  // The editor of each room stands at (0.5, 66, 0.5) and toggles the block at (0, 65, 0):
-  // within reach, on the ground, so every edit passes crafty's validation.
-  const editors = new Set();
-  for (const c of clients) if (!editors.has(c.room)) { editors.add(c.room); c.editor = true; }
-  const timers = [];
-  for (const c of clients) {
-    let n = 0;
-    const base = c.editor ? { x: 0.5, y: 66, z: 0.5 } : { x: 64 + Math.random() * 8, y: 80, z: 64 + Math.random() * 8 };
-    const tick = () => {
-      n++;
-      c.send({ t: 'transform', x: base.x + (c.editor ? 0 : Math.sin(n / 10)), y: base.y, z: base.z, yaw: n % 6, pitch: 0 });
-      if (stats.measuring) stats.sent++;
-    };
-    timers.push(setTimeout(() => { tick(); timers.push(setInterval(tick, 1000 / HZ)); }, Math.random() * (1000 / HZ)));
-    if (c.editor) {
-      let placed = false;
-      const edit = () => {
-        const type = placed ? 0 : 1;
-        placed = !placed;
-        editSentAt.set(`${c.room}:${type}`, now());
-        c.send({ t: 'block_edit', action: type ? 'place' : 'break', x: 0, y: 65, z: 0, type: type || undefined });
-        if (stats.measuring) { stats.sent++; stats.edits++; }
-      };
-      timers.push(setTimeout(() => timers.push(setInterval(edit, 1000 / EDIT_HZ)), 200 + Math.random() * 500));
-    }
-  }
+  for (const child of workers) child.send({ cmd: 'start' });
   await sleep(WARMUP_MS);
-  stats.sent = stats.received = stats.edits = stats.errors = 0;
-  stats.latencies = [];
-  stats.measuring = true;
+  for (const child of workers) child.send({ cmd: 'measure' });
   const cpu0 = cpuSeconds(PID);
   const w0 = now();
-  const lag = [];
-  const lagTimer = setInterval(() => { const t = now(); setImmediate(() => lag.push(now() - t)); }, 100);
   await sleep(SECONDS * 1000);
   const cpu1 = cpuSeconds(PID);
   const wall = (now() - w0) / 1000;
-  stats.measuring = false;
   const rssLoad = rssBytes(PID);
-  clearInterval(lagTimer);
-  for (const t of timers) { clearInterval(t); clearTimeout(t); }
+  const results = await Promise.all(workers.map((child) => ask(child, { cmd: 'stop' }, 'stats')));
 
+  const sum = (k) => results.reduce((n, r) => n + r[k], 0);
+  const sent = sum('sent'), received = sum('received');
   const cpu = cpu1 - cpu0;
-  const lat = stats.latencies.sort((a, b) => a - b);
-  lag.sort((a, b) => a - b);
-  const msgs = stats.sent + stats.received;
+  const lat = [].concat(...results.map((r) => r.latencies)).sort((a, b) => a - b);
+  const lags = results.map((r) => r.lagMs);
+  const worst = (k) => Math.max(...lags.map((l) => l[k]));
+  const msgs = sent + received;
+  const round2 = (x) => (x == null ? null : +x.toFixed(2));
   const out = {
-    server: kind, clients: clients.length, rooms: ROOMS, hz: HZ, seconds: +wall.toFixed(2), cores: os.cpus().length,
+    server: kind, clients, rooms: ROOMS, hz: HZ, seconds: +wall.toFixed(2), cores: os.cpus().length,
+    generatorWorkers: WORKERS,
     connectSeconds: +(connectMs / 1000).toFixed(2),
-    sentPerSec: Math.round(stats.sent / wall), receivedPerSec: Math.round(stats.received / wall),
-    edits: stats.edits, errors: stats.errors,
+    sentPerSec: Math.round(sent / wall), receivedPerSec: Math.round(received / wall),
+    edits: sum('edits'), errors: sum('errors'),
     cpuSeconds: +cpu.toFixed(2), cpuShare: +(cpu / wall).toFixed(3),
-    cpuUsPerClientMessage: +(cpu * 1e6 / stats.sent).toFixed(2),
+    cpuUsPerClientMessage: +(cpu * 1e6 / sent).toFixed(2),
     messagesPerCpuSecond: Math.round(msgs / cpu),
-    connectionsPerCoreAtHz: Math.round(clients.length / (cpu / wall)),
+    connectionsPerCoreAtHz: Math.round(clients / (cpu / wall)),
     rssBaseKiB: Math.round(rssBase / 1024), rssIdleKiB: Math.round(rssIdle / 1024), rssLoadKiB: Math.round(rssLoad / 1024),
-    idleBytesPerConnection: Math.round((rssIdle - rssBase) / clients.length),
-    loadedBytesPerConnection: Math.round((rssLoad - rssBase) / clients.length),
+    idleBytesPerConnection: Math.round((rssIdle - rssBase) / clients),
+    loadedBytesPerConnection: Math.round((rssLoad - rssBase) / clients),
     editReceipts: lat.length,
-    editLatencyMs: { p50: percentile(lat, 0.5), p99: percentile(lat, 0.99), max: lat[lat.length - 1] || null },
-    generatorLagMsP99: percentile(lag, 0.99),
+    editLatencyMs: { p50: round2(percentile(lat, 0.5)), p99: round2(percentile(lat, 0.99)), max: round2(lat[lat.length - 1]) },
+    generatorLagMs: { p50: worst('p50'), p99: worst('p99'), max: worst('max'), perWorker: lags },
+    generatorLagMsP99: worst('p99'),
+    generatorCpuShare: +(sum('cpuSeconds') / wall).toFixed(3),
   };
-  for (const k of ['p50', 'p99', 'max']) if (out.editLatencyMs[k] != null) out.editLatencyMs[k] = +out.editLatencyMs[k].toFixed(2);
-  if (out.generatorLagMsP99 != null) out.generatorLagMsP99 = +out.generatorLagMsP99.toFixed(2);
   process.stdout.write(JSON.stringify(out) + '\n');
   process.exit(0);
 }
 
-main().catch((err) => { process.stderr.write(`load.js: ${err && err.stack || err}\n`); process.exit(1); });
+main().catch((err) => {
+  process.stderr.write(`load.js: ${err && err.stack || err}\n`);
+  for (const child of workers) child.kill();
+  process.exit(1);
+});

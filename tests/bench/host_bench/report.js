@@ -26,9 +26,12 @@ const ROWS = [
   ['cpuUsPerClientMessage', 'server CPU per client message (us)'],
   ['messagesPerCpuSecond', 'messages in+out per CPU-second'],
   ['connectionsPerCoreAtHz', 'connections per core at this rate'],
-  ['editLatencyMs.p50', 'edit fan-out p50 (ms)'],
-  ['editLatencyMs.p99', 'edit fan-out p99 (ms)'],
-  ['generatorLagMsP99', 'load generator event-loop lag p99 (ms)'],
+  ['editLatencyMs.p50', 'edit fan-out p50 (ms, raw)'],
+  ['editLatencyMs.p99', 'edit fan-out p99 (ms, raw)'],
+  ['generatorLagMs.p50', 'generator event-loop lag p50 (ms, worst worker)'],
+  ['generatorLagMsP99', 'generator event-loop lag p99 (ms, worst worker)'],
+  ['generatorWorkers', 'generator worker processes'],
+  ['generatorCpuShare', 'generator CPU (cores busy)'],
   ['idleBytesPerConnection', 'RSS per idle connection (bytes)'],
   ['loadedBytesPerConnection', 'RSS per connection under load (bytes)'],
   ['errors', 'error replies'],
@@ -46,5 +49,7 @@ console.log(`ratio tycho/colyseus, messages per CPU-second: ${ratio.toFixed(2)}x
 const check = (ok, what) => console.log(`${ok ? 'meets' : 'MISSES'}  ${what}`);
 check(a.connectionsPerCoreAtHz >= 5000, `>= 5000 connections per core at 20 Hz (${fmt(a.connectionsPerCoreAtHz)})`);
 check(a.idleBytesPerConnection <= 5120, `<= 5 KB per idle connection (${fmt(a.idleBytesPerConnection)} B)`);
-check(a['editLatencyMs.p99'] <= 5, `p99 edit fan-out <= 5 ms (${fmt(a['editLatencyMs.p99'])} ms)`);
+// The raw figure holds the generator's own delay too: its lag p99 is printed beside it.
+check(a['editLatencyMs.p99'] <= 5,
+  `p99 edit fan-out <= 5 ms (${fmt(a['editLatencyMs.p99'])} ms raw; generator lag p99 ${fmt(a.generatorLagMsP99)} ms)`);
 check(ratio >= 3, `>= 3x Colyseus messages per CPU-second (${ratio.toFixed(2)}x)`);
