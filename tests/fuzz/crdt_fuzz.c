@@ -91,62 +91,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef TYCHO_LIBFUZZER
-#include <dirent.h>
-#include <sys/stat.h>
+#include "replay.h"
 
 static int replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "crdt_fuzz: cannot open %s\n", path);
-    return -1;
-  }
-  uint8_t *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len == cap) {
-      cap = cap ? cap * 2 : 4096;
-      uint8_t *p = realloc(buf, cap);
-      if (!p) abort();
-      buf = p;
-    }
-    size_t n = fread(buf + len, 1, cap - len, f);
-    if (!n) break;
-    len += n;
-  }
-  fclose(f);
+  size_t len = 0;
+  uint8_t *buf = fuzz_read_file("crdt_fuzz", path, 0, &len);
+  if (!buf) return -1;
   LLVMFuzzerTestOneInput(buf, len);
   free(buf);
   return 1;
 }
 
-/* Replays each file argument, and each regular file inside each folder argument. Fails
- * when nothing was replayed, so a missing corpus is an error, not a pass. */
-int main(int argc, char **argv) {
-  int replayed = 0;
-  for (int i = 1; i < argc; i++) {
-    struct stat st;
-    if (stat(argv[i], &st) != 0) {
-      fprintf(stderr, "crdt_fuzz: %s does not exist\n", argv[i]);
-      return 1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      if (replay_file(argv[i]) < 0) return 1;
-      replayed++;
-      continue;
-    }
-    DIR *d = opendir(argv[i]);
-    if (!d) return 1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-      if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (replay_file(path) < 0) return 1;
-      replayed++;
-    }
-    closedir(d);
-  }
-  printf("crdt_fuzz: replayed %d inputs\n", replayed);
-  return replayed ? 0 : 1;
-}
+int main(int argc, char **argv) { return fuzz_replay_main("crdt_fuzz", argc, argv, replay_file); }
 #endif

@@ -55,31 +55,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 }
 
 #ifndef TYCHO_LIBFUZZER
-#include <dirent.h>
-#include <sys/stat.h>
+#include "replay.h"
 
 /* A file runs as libFuzzer wrote it (selector byte first); a seed named .obj, .gltf or
  * .glb also runs whole in its format, and with each selector byte put in front. */
 static int replay_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "mesh_fuzz: cannot open %s\n", path);
-    return -1;
-  }
-  uint8_t *buf = NULL;
-  size_t len = 1, cap = 0;
-  for (;;) {
-    if (len == cap || !buf) {
-      cap = cap ? cap * 2 : 4096;
-      uint8_t *p = realloc(buf, cap);
-      if (!p) abort();
-      buf = p;
-    }
-    size_t n = fread(buf + len, 1, cap - len, f);
-    if (!n) break;
-    len += n;
-  }
-  fclose(f);
+  size_t len = 0;
+  uint8_t *buf = fuzz_read_file("mesh_fuzz", path, 1, &len);
+  if (!buf) return -1;
   LLVMFuzzerTestOneInput(buf + 1, len - 1); /* as libFuzzer saved it: a crash it found replays */
   const char *dot = strrchr(path, '.');
   for (int k = 0; k < 3; k++) {
@@ -98,34 +81,5 @@ static int replay_file(const char *path) {
   return 1;
 }
 
-/* Replays each file argument, and each regular file inside each folder argument. Fails
- * when nothing was replayed, so a missing corpus is an error, not a pass. */
-int main(int argc, char **argv) {
-  int replayed = 0;
-  for (int i = 1; i < argc; i++) {
-    struct stat st;
-    if (stat(argv[i], &st) != 0) {
-      fprintf(stderr, "mesh_fuzz: %s does not exist\n", argv[i]);
-      return 1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-      if (replay_file(argv[i]) < 0) return 1;
-      replayed++;
-      continue;
-    }
-    DIR *d = opendir(argv[i]);
-    if (!d) return 1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-      char path[4096];
-      snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-      if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-      if (replay_file(path) < 0) return 1;
-      replayed++;
-    }
-    closedir(d);
-  }
-  printf("mesh_fuzz: replayed %d inputs\n", replayed);
-  return replayed ? 0 : 1;
-}
+int main(int argc, char **argv) { return fuzz_replay_main("mesh_fuzz", argc, argv, replay_file); }
 #endif
