@@ -49,16 +49,10 @@ end
 
 ---Runs the steps; returns the client's observations (one table per printed line).
 function H.client(port, steps)
+  H.requireClient()
   local code, out = H.run(H.clientCommand(port, steps))
   if code ~= 0 then error("node client.js failed (exit " .. tostring(code) .. "):\n" .. out, 0) end
   return H.parseLines(out)
-end
-
-local function freePort()
-  local code, out = H.run("node -e \"const s=require('net').createServer();"
-    .. "s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})\"")
-  assert(code == 0, out)
-  return assert(tonumber(out:match("%d+")))
 end
 
 ---A fresh empty folder (removed by H.removeTree).
@@ -71,26 +65,34 @@ end
 
 function H.removeTree(path) os.execute("rm -rf " .. H.shq(path)) end
 
----Starts `tycho serve --modules modules --data data` with extra options.
+---Starts `tycho serve --port 0 --modules modules --data data` with extra options and
+---reads the port it picked from its log: {port=, url=, target=, pid=, log=, ...}.
 function H.start(modules, data, ...)
-  H.requireClient()
   local base = os.tmpname()
-  local server = { port = freePort(), log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
+  local server = { log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
     base = base, data = data, modules = modules }
-  local args = { "--host", "127.0.0.1", "--port", tostring(server.port), "--modules", modules, "--data", data, ... }
-  for i, a in ipairs(args) do args[i] = H.shq(a) end
+  local args = { "--host", "127.0.0.1", "--port", "0", "--modules", modules, "--data", data, ... }
+  local tls = false
+  for i, a in ipairs(args) do
+    if a == "--tls-cert" then tls = true end
+    args[i] = H.shq(a)
+  end
   os.execute(("( %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
     :format(H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log), H.shq(server.pidFile),
       H.shq(server.exitFile)))
-  -- A TLS server is reached as "wss:PORT" (server.target); a plain one by its port.
-  server.target = server.port
-  for _, a in ipairs({ ... }) do
-    if a == "--tls-cert" then server.target = "wss:" .. server.port end
+  for _ = 1, 250 do
+    local port = (H.readFile(server.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
+    if port then
+      server.port = tonumber(port)
+      break
+    end
+    if H.readFile(server.exitFile) then break end
+    H.sleep(0.02)
   end
-  local ready = H.client(server.target, { { wait = true } })
-  if not (ready[1] and ready[1].ready) then
-    error("tycho serve did not start:\n" .. (H.readFile(server.log) or ""), 0)
-  end
+  if not server.port then error("tycho serve did not start:\n" .. (H.readFile(server.log) or ""), 0) end
+  server.url = (tls and "wss://" or "ws://") .. "127.0.0.1:" .. server.port
+  -- The node client reaches a TLS server as "wss:PORT" (server.target), a plain one by its port.
+  server.target = tls and ("wss:" .. server.port) or server.port
   server.pid = assert(tonumber(H.readFile(server.pidFile)))
   return server
 end

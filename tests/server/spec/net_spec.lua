@@ -31,39 +31,14 @@ local function pump(cond, what, seconds)
   end
 end
 
----Starts `tycho serve --port 0` over the fixtures; returns {url=, port=, pid=, ...}.
-local function startServer()
-  local base = os.tmpname()
-  local s = { log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit", data = base .. ".data",
-    base = base }
-  os.execute(("( %s serve --host 127.0.0.1 --port 0 --modules %s --data %s >%s 2>&1 & echo $! >%s; wait $!; "
-    .. "echo $? >%s ) >/dev/null 2>&1 &"):format(shq(tycho.executable), shq(FIXTURES), shq(s.data), shq(s.log),
-    shq(s.pidFile), shq(s.exitFile)))
-  for _ = 1, 200 do
-    local port = (readFile(s.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
-    if port then
-      s.port = tonumber(port)
-      s.url = "ws://127.0.0.1:" .. port
-      s.pid = assert(tonumber(readFile(s.pidFile)))
-      return s
-    end
-    if readFile(s.exitFile) then break end
-    sleep(0.02)
-  end
-  error("tycho serve did not start:\n" .. (readFile(s.log) or ""), 0)
-end
+local H = dofile(HERE .. "/harness.lua")
+
+---Starts `tycho serve --port 0` over the fixtures with its own data folder.
+local function startServer() return H.start(FIXTURES, H.tempDir()) end
 
 local function stopServer(s)
-  os.execute("kill -TERM " .. s.pid)
-  local code
-  for _ = 1, 200 do
-    code = tonumber(readFile(s.exitFile) or "")
-    if code then break end
-    sleep(0.02)
-  end
-  local log = readFile(s.log) or ""
-  for _, suffix in ipairs({ "", ".log", ".pid", ".exit" }) do os.remove(s.base .. suffix) end
-  os.execute("rm -rf " .. shq(s.data))
+  local code, log = H.stop(s)
+  H.removeTree(s.data)
   return code, log
 end
 

@@ -12,16 +12,6 @@ local MODULES = HERE .. "/../../server/modules"
 local shq = testing.quote
 local TRANSFORM = 1
 
-local function readFile(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function sleep(s) os.execute("sleep " .. s) end
-
 local function pump(cond, what, seconds)
   local deadline = tycho.now() + (seconds or 5)
   while not cond() do
@@ -30,37 +20,11 @@ local function pump(cond, what, seconds)
   end
 end
 
-local function startServer(data)
-  local base = os.tmpname()
-  local s = { log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit", base = base }
-  os.execute(("( %s serve --host 127.0.0.1 --port 0 --modules %s --data %s >%s 2>&1 & echo $! >%s; wait $!; "
-    .. "echo $? >%s ) >/dev/null 2>&1 &"):format(shq(tycho.executable), shq(MODULES), shq(data), shq(s.log),
-    shq(s.pidFile), shq(s.exitFile)))
-  for _ = 1, 250 do
-    local port = (readFile(s.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
-    if port then
-      s.url = "ws://127.0.0.1:" .. port
-      s.pid = assert(tonumber(readFile(s.pidFile)))
-      return s
-    end
-    if readFile(s.exitFile) then break end
-    sleep(0.02)
-  end
-  error("tycho serve did not start:\n" .. (readFile(s.log) or ""), 0)
-end
+local H = dofile(HERE .. "/harness.lua")
 
-local function stopServer(s)
-  os.execute("kill -TERM " .. s.pid)
-  local code
-  for _ = 1, 250 do
-    code = tonumber(readFile(s.exitFile) or "")
-    if code then break end
-    sleep(0.02)
-  end
-  local log = readFile(s.log) or ""
-  for _, suffix in ipairs({ "", ".log", ".pid", ".exit" }) do os.remove(s.base .. suffix) end
-  return code, log
-end
+local function startServer(data) return H.start(MODULES, data) end
+local stopServer = H.stop
+
 
 -- A client of room `room`: applies every binary frame to its own State, sends corrections back.
 local function join(server, room)
