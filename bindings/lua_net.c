@@ -258,17 +258,26 @@ static size_t opt_size(lua_State *L, int opts, const char *field) {
   return v;
 }
 
-/* tycho.net.connect(baseUrl, gameId, handlers [, {maxMessage=, maxQueue=}]) -> Connection | nil, message */
+/* tycho.net.connect(baseUrl, gameId, handlers [, {maxMessage=, maxQueue=, timeout=}])
+ * -> Connection | nil, message. Waits up to timeout seconds (default 5) for the handshake, so
+ * a refused connection is nil, message as every expected failure is; onOpen still runs at
+ * the next tycho.net.update. timeout = 0 returns at once and a failure reaches onError. */
 static int net_connect(lua_State *L) {
   size_t blen, glen;
   const char *base = luaL_checklstring(L, 1, &blen);
   const char *game = luaL_optlstring(L, 2, "", &glen);
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   ty_net_conn_desc desc = {0};
+  lua_Number wait = 5;
   if (!lua_isnoneornil(L, 4)) {
     luaL_checktype(L, 4, LUA_TTABLE);
     desc.max_message = opt_size(L, 4, "maxMessage");
     desc.max_queue = opt_size(L, 4, "maxQueue");
+    if (lua_getfield(L, 4, "timeout") != LUA_TNIL) {
+      wait = lua_tonumber(L, -1);
+      if (!lua_isnumber(L, -1) || wait < 0 || wait > 3600) luaL_argerror(L, 4, "timeout must be 0..3600 seconds");
+    }
+    lua_pop(L, 1);
   }
   while (glen && *game == '/') game++, glen--;
   luaL_argcheck(L, game_id_ok(game, glen), 2, "a module path has no spaces, control characters, ?, # or %");
@@ -291,6 +300,15 @@ static int net_connect(lua_State *L) {
   if (!c) {
     lua_pushnil(L);
     lua_pushstring(L, err);
+    return 2;
+  }
+  /* Other connections' events met while waiting stay queued for the next update. */
+  for (double deadline = ty_now() + wait; ty_net_conn_state(c) == TY_NET_CONNECTING && ty_now() < deadline;)
+    ty_net_client_service(ln->client, 0.01);
+  if (ty_net_conn_state(c) == TY_NET_CLOSED && ty_net_conn_error(c)[0]) {
+    lua_pushnil(L);
+    lua_pushstring(L, ty_net_conn_error(c));
+    ty_net_conn_release(c);
     return 2;
   }
   int net = lua_gettop(L);

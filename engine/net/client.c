@@ -48,6 +48,7 @@ struct ty_net_conn {
   int peer_code; /* what the peer's close frame said, 0 if none came */
   char peer_reason[124];
   char url[1024];
+  char error[1400]; /* why it never opened; "" otherwise */
   char address[256]; /* host without [] */
   char host_header[272];
   char path[1024];
@@ -135,9 +136,8 @@ static void finish(ty_net_conn *c, const char *why, size_t why_len) {
     const char *reason = c->peer_code ? c->peer_reason : c->local_code ? c->local_reason : "connection lost";
     push_event(c, TY_NET_EVENT_CLOSE, NULL, 0, false, code, reason);
   } else {
-    char msg[1400];
-    snprintf(msg, sizeof msg, "cannot connect to %s: %.*s", c->url, (int)why_len, why);
-    push_event(c, TY_NET_EVENT_ERROR, NULL, 0, false, 0, msg);
+    snprintf(c->error, sizeof c->error, "cannot connect to %s: %.*s", c->url, (int)why_len, why);
+    push_event(c, TY_NET_EVENT_ERROR, NULL, 0, false, 0, c->error);
   }
 }
 
@@ -482,6 +482,8 @@ void ty_net_conn_close(ty_net_conn *c, int code, const char *reason) {
 }
 
 ty_net_state ty_net_conn_state(const ty_net_conn *c) { return c->state; }
+
+const char *ty_net_conn_error(const ty_net_conn *c) { return c->error; }
 
 const char *ty_net_conn_url(const ty_net_conn *c) { return c->url; }
 

@@ -76,6 +76,8 @@ ty_net_send_status ty_net_conn_send(ty_net_conn *c, const void *data, size_t len
 void ty_net_conn_close(ty_net_conn *c, int code, const char *reason);
 ty_net_state ty_net_conn_state(const ty_net_conn *c);
 const char *ty_net_conn_url(const ty_net_conn *c);
+/* Why the connection never opened (refused, DNS, handshake), "" while it has not failed. */
+const char *ty_net_conn_error(const ty_net_conn *c);
 /* The owner is done with c: its pending events are dropped, it is closed with 1001 if it is
  * still open, and freed once libwebsockets lets go of it. c must not be used afterwards. */
 void ty_net_conn_release(ty_net_conn *c);

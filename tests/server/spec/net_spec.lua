@@ -51,7 +51,7 @@ teardown(function()
 end)
 
 ---Connects to /netpeer with handlers that record every callback into `ev`; returns conn, ev.
-local function peer(extra)
+local function peer(extra, options)
   local ev = { messages = {} }
   local handlers = {
     onOpen = function(c) ev.opened = c end,
@@ -60,13 +60,13 @@ local function peer(extra)
     onError = function(message) ev.error = message end,
   }
   for k, v in pairs(extra or {}) do handlers[k] = v end
-  local conn = assert(net.connect(server.url, "netpeer", handlers))
+  local conn = assert(net.connect(server.url, "netpeer", handlers, options))
   return conn, ev
 end
 
 describe("tycho.net", function()
   it("round-trips JSON and binary, and queues what is sent before the connection opens", function()
-    local conn, ev = peer()
+    local conn, ev = peer(nil, { timeout = 0 }) -- returns while still connecting
     assert.equals("connecting", conn.state)
     assert.equals(server.url .. "/netpeer", conn.url)
     assert.equals("netpeer", conn.gameId)
@@ -150,11 +150,20 @@ describe("tycho.net", function()
     pump(function() return conn.state == "closed" end, "the close")
   end)
 
-  it("reports a refused connection through onError; a malformed URL is nil, message", function()
-    -- A port nothing listens on: the server's own, once it is taken by nobody. Port 1 is
-    -- reserved and refused on loopback.
+  it("a refused connection is nil, message; a malformed URL too", function()
+    -- Port 1 is reserved and refused on loopback.
+    local called = false
+    local none, message = net.connect("ws://127.0.0.1:1", "netpeer", { onError = function() called = true end })
+    assert.is_nil(none)
+    assert.truthy(message:find("cannot connect to ws://127.0.0.1:1/netpeer", 1, true), message)
+    net.update()
+    assert.is_false(called) -- the failure was the return value, not also an event
+  end)
+
+  it("with timeout = 0 connects in the background and reports a refusal through onError", function()
     local err
-    local conn = assert(net.connect("ws://127.0.0.1:1", "netpeer", { onError = function(m) err = m end }))
+    local conn = assert(net.connect("ws://127.0.0.1:1", "netpeer", { onError = function(m) err = m end },
+      { timeout = 0 }))
     pump(function() return err end, "onError")
     assert.truthy(err:find("cannot connect to ws://127.0.0.1:1/netpeer", 1, true), err)
     assert.equals("closed", conn.state)
