@@ -30,15 +30,21 @@ static void usage(FILE *f) {
           "usage: tycho run PATH [--headless] [--frames N] [--screenshot FILE] [--no-watch]\n"
           "                      [--width W --height H] [--dt SECONDS]\n"
           "       tycho test [PATH...]\n"
-          "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] (tycho serve --help)\n"
-          "       tycho version\n"
+          "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] [--data DIR] [--no-watch]\n"
+          "       tycho version | --version\n"
+          "       tycho help | --help | -h\n"
           "\n"
           "  run    runs a game: PATH is a folder holding main.lua, or a .lua file; in a window\n"
           "         where there is a display, else through SDL's offscreen driver, else headless.\n"
+          "         --headless: no window, no GL, frames paced at 60 Hz;\n"
+          "         --frames N stops after N frames;\n"
           "         --screenshot FILE writes a PNG after the last frame (the first without --frames);\n"
-          "         --dt gives every frame the same delta (reproducible images and benchmarks)\n"
+          "         --dt gives every frame the same delta (reproducible images and benchmarks);\n"
+          "         --no-watch turns hot reload of the game's files off\n"
           "  test   runs every *_spec.lua and *_test.lua under each PATH (default tests/)\n"
-          "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules)\n");
+          "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules);\n"
+          "         --data DIR holds the store (default data); --no-watch turns module hot reload off;\n"
+          "         every option: tycho serve --help\n");
 }
 
 static void sleep_until(double t) {

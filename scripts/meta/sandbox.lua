@@ -119,3 +119,19 @@ function VM:close() end
 ---@param opts {name?: string, instructionLimit?: integer, memoryLimit?: integer, quiet?: boolean, callbacks?: {send?: fun(bytes: string): string[]|string|nil, getState?: fun(): boolean, string, log?: fun(line: string)}}
 ---@return tycho.sandbox.VM
 function tycho.sandbox.vm(opts) end
+
+---`require("tycho.sandbox")` (scripts/tycho/sandbox.lua): the Lua side of tycho.sandbox.load.
+---@class tycho.sandboxModule
+---The rejection reasons, in this order: "reserved_entity", "initial_sync", "deleted_entity",
+---"malformed", "stale" (the keys of `stats.rejected`).
+---@field REASONS tycho.sandbox.Reason[]
+---The SceneRunner method table: functions added to it become methods of every runner.
+---@field Runner tycho.sandbox.SceneRunner
+local SandboxModule = {}
+
+---Same as tycho.sandbox.load.
+---@param pathOrSource string
+---@param opts? tycho.sandbox.LoadOptions
+---@return tycho.sandbox.SceneRunner|nil runner
+---@return string? err
+function SandboxModule.load(pathOrSource, opts) end

@@ -1,7 +1,7 @@
 ---@meta tycho.server
 -- scripts/meta/server.lua: LuaLS annotations for what `tycho serve` gives a server module
 -- (server/host.c), tycho.json (bindings/lua_json.c) and require("tycho.server.room")
--- (annotated in scripts/tycho/server/room.lua). Never loaded at run time; scripts/docs/server.md
+-- (scripts/tycho/server/room.lua). Never loaded at run time; scripts/docs/server.md
 -- describes the host with examples.
 
 ---One WebSocket connection. Any other field a module sets on it is kept for its life.
@@ -68,6 +68,43 @@ function Host:log(...) end
 ---@field onStart? fun(host: tycho.Host) once, after every module is loaded and the port is open
 ---@field onConnect? fun(session: tycho.Session): tycho.SessionHandler? a client connected to /NAME
 ---@field onStop? fun() on SIGINT/SIGTERM, before the clients are closed with 1001
+---@field onReload? fun(old: tycho.ServerModule, host: tycho.Host) hot reload: the module's file changed and ran again; called on the new table with the table other code holds (`old`), whose fields it may migrate, before the new functions are patched into `old` (unless `--no-watch`)
+
+---A member of a Room: a session, or any table or userdata with an `id` and a `send` method.
+---@class tycho.RoomMember
+---@field id integer|string
+---@field send fun(self: tycho.RoomMember, msg: any): boolean?
+---@field sendText? fun(self: tycho.RoomMember, text: string): boolean? used by broadcast when present (sessions have it)
+
+---`require("tycho.server.room")`: a set of members a module broadcasts to.
+---@class tycho.Room
+---@field members table<integer|string, tycho.RoomMember> the members by id (read it; change it through add and remove)
+---@field count integer how many members
+local Room = {}
+
+---A new, empty room.
+---@return tycho.Room
+function Room.new() end
+
+---Adds a member, replacing one with the same id. Raises when `member` is not a table or
+---userdata, or has no `id`.
+---@param member tycho.RoomMember
+---@return tycho.RoomMember member
+function Room:add(member) end
+
+---Removes the member with this id.
+---@param id integer|string
+---@return tycho.RoomMember? member the member removed, or nil when there was none
+function Room:remove(id) end
+
+---Sends `msg` to every member but the one whose id is `exceptId`, in id order. The message
+---is encoded to JSON once and handed to every member that has `sendText`; others get
+---`:send(msg)`. A member whose send raises is skipped and the first such error is raised
+---again once everyone else got `msg`.
+---@param msg any
+---@param exceptId? integer|string
+---@return integer sent how many members it was sent to
+function Room:broadcast(msg, exceptId) end
 
 ---@class tycho.json
 ---@field null lightuserdata JSON null: what decode gives for null, and encodes as null

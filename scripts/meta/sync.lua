@@ -73,6 +73,8 @@ function Sync:close() end
 
 ---@class tycho.syncModule
 ---@field components tycho.SyncComponents
+---The Sync method table: functions added to it become methods of every Sync.
+---@field Sync tycho.Sync
 local M = {}
 
 ---Binds a scene to a CRDT state.

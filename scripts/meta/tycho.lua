@@ -4,8 +4,8 @@
 -- Never loaded at run time. Point lua-language-server at this folder (add "scripts/meta"
 -- under the engine's home to `workspace.library`); scripts/docs/reference.md says how and
 -- describes every name with an example. The names here follow bindings/*.c and
--- scripts/tycho/*.lua; what ../shared/API.md lists but the engine does not have yet is
--- not declared.
+-- scripts/tycho/*.lua; the other files of this folder declare the modules (render, input,
+-- crdt, sync, sandbox, storage, net, server, reload, voxel, image).
 
 -- ---------------------------------------------------------------------------------------
 -- Shared shapes
@@ -491,8 +491,8 @@ function Scene:objects() end
 ---@return tycho.GameObject
 function Scene:spawn(prefab, position, ...) end
 
----The first Camera component in join order, or nil (always nil while tycho.Camera does not exist).
----@return tycho.Component|nil
+---The first tycho.Camera component in join order, or nil.
+---@return tycho.Camera|nil
 function Scene:findCamera() end
 
 ---The Scene class table: its methods, and `new`. Methods added here are seen by every Scene.
@@ -518,7 +518,7 @@ tycho.Scene = Scene
 ---@field onDetach? fun(self: tycho.Component)
 ---Called at the sweep that removes its destroyed object.
 ---@field onDestroy? fun(self: tycho.Component)
----Reserved for hot reload; nothing calls it in this release.
+---Hot reload: called on every live instance of the class after the file that declares the class ran again.
 ---@field onReload? fun(self: tycho.Component)
 ---Phase "input": called once per tick with time.delta.
 ---@field input? fun(self: tycho.Component, dt: number)
@@ -716,7 +716,7 @@ tycho.fs = Fs
 ---@field time tycho.Time
 ---The fixed-step loop driving the scene (1/60 s, 8 sub-steps).
 ---@field loop tycho.Loop
----True when running without a window (always, in this release).
+---True when running without a window (--headless, or no display and no GL).
 ---@field headless boolean
 ---Frames completed (counted after the afterFrame hooks).
 ---@field frameCount integer
@@ -764,10 +764,13 @@ tycho.engine = nil
 ---@class tycho.EngineModule
 ---The Engine class table (its methods).
 ---@field Engine tycho.Engine
+---What require("tycho.render") returns: the built-in render component classes (the same
+---tables as tycho.Camera, tycho.MeshRenderer, ...).
+---@field render {Camera: tycho.Camera, MeshRenderer: tycho.MeshRenderer, Sprite: tycho.Sprite, DirectionalLight: tycho.DirectionalLight, PointLight: tycho.PointLight, SpotLight: tycho.SpotLight}
 local EngineModule = {}
 
 ---Creates an engine with a new scene (what `tycho run` installs as tycho.engine; this does not set it).
----@param opts? {headless?: boolean, fixedTimestep?: number, maxSubSteps?: integer}
+---@param opts? {headless?: boolean, fixedTimestep?: number, maxSubSteps?: integer, width?: integer, height?: integer}
 ---@return tycho.Engine
 function EngineModule.new(opts) end
 
