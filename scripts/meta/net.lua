@@ -17,6 +17,7 @@ tycho.net = {}
 ---@class tycho.NetOptions
 ---@field maxMessage? integer largest message accepted from the server, in bytes (default 1 MiB); a bigger one closes the connection with 1009
 ---@field maxQueue? integer bytes waiting to be written (default 1 MiB); a send past it returns `nil, "send queue full"`
+---@field timeout? number seconds connect waits for the handshake (default 5); 0 returns at once and a failure reaches `onError`
 
 ---One WebSocket connection to a `tycho serve` module.
 ---@class tycho.Connection
@@ -26,10 +27,11 @@ tycho.net = {}
 ---@field buffered integer messages held back since a `welcome`, waiting for `setHandlers` or `ready`
 local Connection = {}
 
----Starts connecting to the module `gameId` (`"crafty"` is `ws://host:port/crafty`) and
----returns at once; the outcome reaches `handlers` from `tycho.net.update`. Returns
----`nil, message` only when `baseUrl` is not a usable `ws://` or `wss://` URL; a refused
----connection is an `onError`.
+---Connects to the module `gameId` (`"crafty"` is `ws://host:port/crafty`), waiting for
+---the handshake at most `options.timeout` seconds (default 5). Returns `nil, message` for a
+---refused connection, an unknown host, a failed handshake or a URL that is not `ws://` or
+---`wss://`; `onOpen` and later events reach `handlers` from `tycho.net.update`. With
+---`timeout = 0` it returns at once and a failure reaches `onError`.
 ---@param baseUrl string e.g. `"ws://127.0.0.1:8787"`
 ---@param gameId? string the module path; nil or `""` is the server's default module
 ---@param handlers? tycho.NetHandlers
