@@ -87,6 +87,19 @@ end
 function tycho.Scene:findCamera()
   local Camera = rawget(tycho, "Camera")
   if not Camera then return nil end
+  -- The usual case, one camera in this scene, without scanning every object.
+  local live = rawget(Camera, "_live")
+  if live then
+    local found, count = nil, 0
+    for camera in pairs(live) do
+      local go = rawget(camera, "gameObject")
+      if go and self:findById(go.id) == go then
+        found, count = camera, count + 1
+        if count > 1 then break end
+      end
+    end
+    if count <= 1 then return found end
+  end
   for _, go in ipairs(self:objects()) do
     local camera = go:getComponent(Camera)
     if camera then return camera end

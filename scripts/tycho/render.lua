@@ -116,6 +116,13 @@ function Camera.orthographic(size, near, far)
   })
 end
 
+-- Attached cameras, so scene:findCamera need not scan every object each frame.
+local liveCameras = setmetatable({}, { __mode = "k" })
+Camera._live = liveCameras
+function Camera:onAttach() liveCameras[self] = true end
+function Camera:onDetach() liveCameras[self] = nil end
+function Camera:onDestroy() liveCameras[self] = nil end
+
 tycho.Camera = Camera
 
 -- ---------------------------------------------------------------------------------------
