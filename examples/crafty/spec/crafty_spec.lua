@@ -23,7 +23,7 @@ local function removeStore(p)
   for _, s in ipairs({ "", "-wal", "-shm" }) do os.remove(p .. s) end
 end
 
--- A pure-Lua world stub for physics: solid below y = 10 and in the listed cells.
+-- A stand-in world for the physics tests: solid below y = 10 and in the listed cells.
 local function flatWorld(extra)
   return { solid = function(_, x, y, z) return y < 10 or (extra and extra[x .. "," .. y .. "," .. z]) or false end }
 end
