@@ -101,6 +101,15 @@ static void push_value(lua_State *L, const json_t *v, int array_mt) {
   }
 }
 
+static int push_tree(lua_State *L) {
+  const json_t *root = lua_touserdata(L, 1);
+  luaL_checkstack(L, 4, "JSON decode");
+  push_array_mt(L);
+  push_value(L, root, lua_gettop(L));
+  lua_remove(L, -2);
+  return 1;
+}
+
 ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, const ty_json_limits *lim,
                                     char *err, size_t errsz) {
   ty_json_limits def = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS};
@@ -117,10 +126,14 @@ ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, con
   if (st == TY_JSON_TOO_DEEP) snprintf(err, errsz, "nesting deeper than %d", lim->max_depth);
   else if (st == TY_JSON_TOO_LARGE) snprintf(err, errsz, "more than %ld values", lim->max_items);
   else {
-    luaL_checkstack(L, 4, "JSON decode");
-    push_array_mt(L);
-    push_value(L, root, lua_gettop(L));
-    lua_remove(L, -2);
+    /* Pushed under a protected call: a refused allocation (a module's memory cap) frees the
+     * tree here and is raised again to the caller, instead of leaking it. */
+    lua_pushcfunction(L, push_tree);
+    lua_pushlightuserdata(L, root);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      json_decref(root);
+      lua_error(L);
+    }
   }
   json_decref(root);
   return st;

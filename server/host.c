@@ -128,6 +128,7 @@ static bool module_call(module *m, int nargs, int nresults, const char *what) {
   char label[160];
   snprintf(label, sizeof label, "module %s: %s", m->name, what);
   m->steps = 0;
+  m->budget_hit = m->mem_refused = false; /* a cap passed outside this call is not this call's */
   lua_sethook(m->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
   bool ok = ty_host_call(m->L, nargs, nresults, label);
   lua_sethook(m->L, NULL, 0, 0);
@@ -444,6 +445,29 @@ static module *module_route(host *h, const char *path) {
 
 /* ---- net events ---- */
 
+/* Runs in m's state under module_call: makes s's Lua session object, then runs onConnect
+ * and keeps its handler table. Everything that allocates in the module's state runs here, so
+ * a refused allocation (the memory cap) is an error that stops the module, not a panic. */
+static int session_open(lua_State *L) {
+  session *s = lua_touserdata(L, 1);
+  const char *path = lua_touserdata(L, 2);
+  session_box *b = lua_newuserdatauv(L, sizeof *b, 1);
+  b->s = s;
+  b->id = (lua_Integer)s->id;
+  lua_newtable(L);
+  lua_pushstring(L, path); /* session.path: the request path, e.g. "/sync/room-1" (rooms by path) */
+  lua_setfield(L, -2, "path");
+  lua_setiuservalue(L, -2, 1);
+  luaL_setmetatable(L, SESSION_MT);
+  lua_pushvalue(L, -1);
+  s->box_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (!module_push_hook(s->m, "onConnect")) return 0;
+  lua_insert(L, -2);
+  lua_call(L, 1, 1);
+  if (lua_istable(L, -1)) s->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
+  return 0;
+}
+
 static void on_open(void *user, ty_client *c, const char *path) {
   host *h = user;
   module *m = module_route(h, path);
@@ -466,61 +490,76 @@ static void on_open(void *user, ty_client *c, const char *path) {
   ty_client_set_user(c, s);
 
   lua_State *L = m->L;
-  session_box *b = lua_newuserdatauv(L, sizeof *b, 1);
-  b->s = s;
-  b->id = (lua_Integer)s->id;
-  lua_newtable(L);
-  lua_pushstring(L, path); /* session.path: the request path, e.g. "/sync/room-1" (rooms by path) */
-  lua_setfield(L, -2, "path");
-  lua_setiuservalue(L, -2, 1);
-  luaL_setmetatable(L, SESSION_MT);
-  s->box_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  if (!module_push_hook(m, "onConnect")) return;
-  lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
-  if (!module_call(m, 1, 1, "onConnect")) {
-    if (!m->dead) ty_client_close(c, 1011, "onConnect failed");
-    return;
+  lua_pushcfunction(L, session_open);
+  lua_pushlightuserdata(L, s);
+  lua_pushlightuserdata(L, (void *)path);
+  if (!module_call(m, 2, 0, "onConnect") && !m->dead) ty_client_close(c, 1011, "onConnect failed");
+}
+
+typedef struct delivery {
+  session *s;
+  const char *data;
+  size_t len;
+  bool binary;
+} delivery;
+
+/* Runs in the module's state under module_call: decodes one message there (JSON text into
+ * Lua values, or binary as a string) and hands it to the session's onMessage. */
+static int session_deliver(lua_State *L) {
+  delivery *d = lua_touserdata(L, 1);
+  session *s = d->s;
+  if (d->binary) {
+    lua_pushlstring(L, d->data, d->len);
+  } else {
+    char err[256];
+    ty_json_status st = ty_json_push_decoded(L, d->data, d->len, &s->h->limits, err, sizeof err);
+    if (st != TY_JSON_OK) {
+      send_error(s->c, ty_json_status_code(st), err);
+      return 0;
+    }
   }
-  if (lua_istable(L, -1)) s->handler_ref = luaL_ref(L, LUA_REGISTRYINDEX);
-  else lua_pop(L, 1);
+  if (!session_find_handler(s, "onMessage")) return 0;
+  lua_insert(L, -2);
+  lua_call(L, 1, 0);
+  return 0;
 }
 
 static void on_message(void *user, ty_client *c, const char *data, size_t len, bool binary) {
-  host *h = user;
+  (void)user;
   session *s = ty_client_user(c);
-  if (!s || s->m->dead) return;
+  if (!s || !s->m || s->m->dead) return;
   lua_State *L = s->m->L;
-  if (binary) {
-    if (!session_find_handler(s, "onMessage")) return;
-    lua_pushlstring(L, data, len);
-  } else {
-    char err[256];
-    ty_json_status st = ty_json_push_decoded(L, data, len, &h->limits, err, sizeof err);
-    if (st != TY_JSON_OK) {
-      send_error(c, ty_json_status_code(st), err);
-      return;
-    }
-    if (!session_find_handler(s, "onMessage")) {
-      lua_pop(L, 1);
-      return;
-    }
-    lua_insert(L, -2);
-  }
+  delivery d = {s, data, len, binary};
+  lua_pushcfunction(L, session_deliver);
+  lua_pushlightuserdata(L, &d);
   module_call(s->m, 1, 0, "onMessage");
+}
+
+/* Runs the session's onClose, when it has one, under module_call. */
+static int session_closed(lua_State *L) {
+  session *s = lua_touserdata(L, 1);
+  if (session_find_handler(s, "onClose")) lua_call(L, 0, 0);
+  return 0;
 }
 
 static void on_close(void *user, ty_client *c) {
   host *h = user;
   session *s = ty_client_user(c);
   if (!s) return;
-  lua_State *L = s->m->L;
-  if (!s->m->dead && session_find_handler(s, "onClose")) module_call(s->m, 0, 0, "onClose");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
-  session_box *b = lua_touserdata(L, -1);
-  if (b) b->s = NULL;
-  lua_pop(L, 1);
-  luaL_unref(L, LUA_REGISTRYINDEX, s->box_ref);
-  luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+  if (s->m) { /* NULL once its module restarted in a fresh state (module_restart) */
+    lua_State *L = s->m->L;
+    if (!s->m->dead && s->handler_ref != LUA_NOREF) {
+      lua_pushcfunction(L, session_closed);
+      lua_pushlightuserdata(L, s);
+      module_call(s->m, 1, 0, "onClose");
+    }
+    lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
+    session_box *b = lua_touserdata(L, -1);
+    if (b) b->s = NULL;
+    lua_pop(L, 1);
+    luaL_unref(L, LUA_REGISTRYINDEX, s->box_ref);
+    luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
+  }
   if (s->prev) s->prev->next = s->next;
   else h->sessions = s->next;
   if (s->next) s->next->prev = s->prev;
@@ -538,6 +577,53 @@ static void host_stop(host *h) {
 
 /* ---- hot reload ---- */
 
+/* A module stopped by a cap starts over on its next save: its sessions (already closing with
+ * 1011) and timers let go of its state, the state is closed, and the file loads into a fresh
+ * one and gets onStart, as at launch. Its old state may have stopped mid-callback, so nothing
+ * of it is kept but what it saved in host.storage. */
+static void module_restart(module *m) {
+  host *h = m->h;
+  uint32_t kept = 0;
+  for (uint32_t i = 0; i < h->ntimers; i++) {
+    timer *t = h->timers[i];
+    if (t->m == m) TY_FREE(t); /* its fn_ref goes with the state */
+    else h->timers[kept++] = t;
+  }
+  h->ntimers = kept;
+  for (session *s = h->sessions; s; s = s->next) {
+    if (s->m != m) continue;
+    ty_client_close(s->c, 1011, "module stopped");
+    s->m = NULL;
+    s->box_ref = s->handler_ref = LUA_NOREF;
+  }
+  if (m->storage_ref != LUA_NOREF) {
+    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->storage_ref);
+    ty_storage_close_at(m->L, -1);
+    lua_pop(m->L, 1);
+  }
+  lua_close(m->L);
+  long long mem_cap = m->mem_cap, step_cap = m->step_cap;
+  module fresh = {0};
+  memcpy(fresh.name, m->name, sizeof fresh.name);
+  *m = fresh;
+  char file[80];
+  snprintf(file, sizeof file, "%s.lua", m->name);
+  if (!module_load(h, m, h->modules_dir, file, mem_cap, step_cap)) {
+    m->dead = true;
+    ty_log("server_reload_failed", "module %s: cannot create a Lua state; it stays stopped", m->name);
+    return;
+  }
+  if (m->dead) {
+    ty_log("server_reload_failed", "module %s: %s failed to load (above); it stays stopped", m->name, file);
+    return;
+  }
+  if (module_push_hook(m, "onStart")) {
+    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->host_ref);
+    module_call(m, 1, 0, "onStart");
+  }
+  ty_log("server_module_restarted", "module %s: restarted in a fresh state after it was stopped", m->name);
+}
+
 /* Re-runs path in m's own state. The table other code holds stays the module's table:
  * tycho.reload.patchModule calls the new table's onReload(old, host), patches the new
  * functions into it, and swaps old functions held by live sessions' handler tables and by
@@ -550,7 +636,12 @@ static void module_reload(module *m, const char *path, bool removed) {
     ty_log("server_reload_failed", "module %s: %s is gone; the last good version keeps serving", m->name, path);
     return;
   }
-  if (m->dead && m->table_ref != LUA_NOREF) return; /* stopped by a fence: stays stopped */
+  if (!L) return; /* no state could be made for it */
+  if (m->dead && m->table_ref != LUA_NOREF) { /* stopped by a fence */
+    module_restart(m);
+    if (!m->dead) fprintf(stderr, "tycho serve: reloaded %s in %.1f ms\n", m->name, (ty_now() - t0) * 1000);
+    return;
+  }
   int top = lua_gettop(L);
   if (luaL_loadfile(L, path) != LUA_OK) {
     ty_log("server_reload_failed", "module %s: %s; the last good version keeps serving", m->name, lua_tostring(L, -1));

@@ -2,7 +2,8 @@
 -- module (protocol version 1): hello -> world_list -> join_world -> welcome. Everything the
 -- server sends after welcome is held (tycho.net's bootstrap buffering) until the game has
 -- built the world and installs its in-game handlers with start(), which replays it in
--- order. Remote players are kept as pose samples and drawn interpolated ~100 ms behind.
+-- order. A long edit log comes in chunks (welcome with more = true, then `edits` messages
+-- until more = false): onWelcome is called once with the whole log. Remote players are kept as pose samples and drawn interpolated ~100 ms behind.
 -- A lost connection calls onLost(message); the local saves are never touched by it.
 local Net = {}
 Net.__index = Net
@@ -43,10 +44,36 @@ function Net:_lobby(msg)
     self.state = "loading"
     self.playerId = msg.playerId
     for _, p in ipairs(msg.players or {}) do self:_pose(p) end
+    if msg.more then
+      -- The rest of the edit log follows: collect it, and hold what else arrives meanwhile
+      -- for start() (switching handlers inside onMessage(welcome) holds nothing back).
+      self.welcome, self.held = msg, {}
+      self.conn:setHandlers({
+        onMessage = function(m) self:_chunk(m) end,
+        onClose = function(code, reason) self:_lost(("connection lost (%s): %s"):format(code, reason or "")) end,
+        onError = function(message) self:_lost(tostring(message)) end,
+      })
+      return
+    end
     if self.h.onWelcome then self.h.onWelcome(msg) end
   elseif msg.t == "error" then
     if self.h.onError then self.h.onError(msg.code, msg.message) end
   end
+end
+
+-- While the edit log is still arriving: appends chunks, holds everything else in order.
+function Net:_chunk(msg)
+  if type(msg) == "table" and msg.t == "edits" and self.welcome then
+    local edits = self.welcome.world.edits
+    for _, e in ipairs(msg.edits or {}) do edits[#edits + 1] = e end
+    if not msg.more then
+      local welcome = self.welcome
+      self.welcome = nil
+      if self.h.onWelcome then self.h.onWelcome(welcome) end
+    end
+    return
+  end
+  self.held[#self.held + 1] = msg
 end
 
 function Net:listWorlds() self.conn:send({ t = "list_worlds" }) end
@@ -69,9 +96,9 @@ end
 ---Installs the in-game handlers (the world is built): replays what arrived since welcome.
 ---game: {applyEdit(x, y, z, type, author), onChat(from, message), onError(code, message)}
 function Net:start(game)
-  self.game = game
   self.state = "playing"
-  self.conn:setHandlers({
+  local handlers
+  handlers = {
     onMessage = function(msg)
       if type(msg) ~= "table" then return end
       local t = msg.t
@@ -93,7 +120,12 @@ function Net:start(game)
     end,
     onClose = function(code, reason) self:_lost(("connection lost (%s): %s"):format(code, reason or "")) end,
     onError = function(message) self:_lost(tostring(message)) end,
-  })
+  }
+  self.game = game
+  local held = self.held
+  self.held = nil
+  for _, msg in ipairs(held or {}) do handlers.onMessage(msg) end
+  self.conn:setHandlers(handlers)
 end
 
 ---Sends the local pose at most 15 times a second.

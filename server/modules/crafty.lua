@@ -3,7 +3,9 @@
 -- create_world, join_world), one Room per world loaded lazily from host.storage on its first
 -- join, validated transforms (coalesced, 15 Hz), block edits (applied and broadcast at once),
 -- chat and inventories. Worlds and per-player records (keyed by playerKey) are saved every
--- 5 s when dirty, when a world's last player leaves, and in onStop.
+-- 5 s when dirty, when a world's last player leaves, and in onStop; one save that fails is
+-- logged and never stops the others. All state lives in the module table M, so a hot reload
+-- (scripts/docs/reload.md) keeps rooms, members and the lobby, and runs the new code at once.
 local Room = require("tycho.server.room")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
@@ -23,12 +25,21 @@ local MAX_NAME = 32
 local MAX_WORLD_NAME = 64
 local MAX_STACKS, MAX_STACK_COUNT, HOTBAR_SLOTS = 36, 64, 9
 local GAME_MODES = { creative = true, survival = true }
+local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (token bucket)
+local MAX_WORLDS = 256           -- worlds per server
+local MAX_SPEED = 30             -- blocks per second a player may move
+local MOVE_SLACK = 4             -- blocks allowed on top of MAX_SPEED * elapsed (jitter, bursts)
+local SPAWN_RADIUS = 128         -- the first transform after a join may settle this far (terrain)
+local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values each: under the 10,000-value decode limit)
+local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 
-local host
-local storage
-local rooms = {}   -- worldId -> room
-local clients = {} -- session id -> client
-local lobby = Room.new() -- clients that said hello and are in no world
+-- Module state: fields of M, so that a reload's new code reads the same rooms and lobby.
+local M = {
+  rooms = {},         -- worldId -> room
+  clients = {},       -- session id -> client
+  lobby = Room.new(), -- clients that said hello and are in no world
+  -- host, storage: set by onStart
+}
 
 local function nowMs()
   return os.time() * 1000
@@ -47,6 +58,7 @@ local function toInteger(v)
   return math.type(v) and math.tointeger(v) or nil
 end
 
+-- Only for cells in the world (|x|, |z| < MAX_XZ, MIN_Y <= y <= MAX_Y): keys collide outside.
 local function blockKey(x, y, z)
   return ((x + MAX_XZ) * 256 + y) * (1 << 26) + (z + MAX_XZ)
 end
@@ -75,20 +87,21 @@ end
 
 local function worldList()
   local worlds = array()
-  local listed = storage:list()
+  local listed = M.storage:list()
   for _, w in ipairs(listed or {}) do
-    local room = rooms[w.id]
+    local room = M.rooms[w.id]
     -- A loaded world is newer in memory than on disk.
     worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.members.count or 0)
   end
   return { t = "world_list", worlds = worlds }
 end
 
+-- Saves a dirty world; a failure (returned or raised) is logged and leaves it dirty.
 local function saveRoom(room)
   if not room.dirty then return true end
-  local ok, err = storage:save(room.world)
-  if not ok then
-    host:log("saving world " .. room.world.id .. " failed: " .. tostring(err))
+  local ok, saved, err = pcall(M.storage.save, M.storage, room.world)
+  if not (ok and saved) then
+    M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. tostring(ok and err or saved))
     return false
   end
   room.dirty = false
@@ -96,28 +109,39 @@ local function saveRoom(room)
 end
 
 local function savePlayer(room, player)
-  if not player.dirty then return end
+  if not player.dirty then return true end
   local record = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch,
     inventory = player.inventory }
-  local ok, err = storage:savePlayer(room.world.id, player.key, record)
-  if ok then player.dirty = false
-  else host:log("saving player " .. player.key .. " failed: " .. tostring(err)) end
+  local ok, saved, err = pcall(M.storage.savePlayer, M.storage, room.world.id, player.key, record)
+  if not (ok and saved) then
+    M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(ok and err or saved))
+    return false
+  end
+  player.dirty = false
+  return true
+end
+
+local function inWorld(x, y, z)
+  return x > -MAX_XZ and x < MAX_XZ and z > -MAX_XZ and z < MAX_XZ and y >= MIN_Y and y <= MAX_Y
 end
 
 local function loadRoom(worldId)
-  local room = rooms[worldId]
+  local room = M.rooms[worldId]
   if room then return room end
-  local world, err = storage:load(worldId)
+  local world, err = M.storage:load(worldId)
   if not world then return nil, err end
   array(world.edits)
-  room = { world = world, members = Room.new(), players = {}, blocks = {}, dirty = false }
-  for i, e in ipairs(world.edits) do room.blocks[blockKey(e.x, e.y, e.z)] = i end
-  rooms[worldId] = room
+  room = { world = world, members = Room.new(), players = {}, keys = {}, blocks = {}, dirty = false }
+  for i, e in ipairs(world.edits) do
+    if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
+  end
+  M.rooms[worldId] = room
   return room
 end
 
 -- The type at a cell as far as the server knows: the edit log, else solid at or below ground.
 local function isSolid(room, x, y, z)
+  if not inWorld(x, y, z) then return false end -- outside the world (and its keys): air
   local i = room.blocks[blockKey(x, y, z)]
   if i then return room.world.edits[i].type ~= 0 end
   return y <= GROUND_LEVEL and y >= MIN_Y
@@ -142,20 +166,22 @@ end
 
 -- ---- leaving ----
 
+-- Takes the client out of its world first, then saves (which may fail and is only logged).
 local function leaveWorld(client)
   local room = client.room
   if not room then return end
   local player = room.players[client.session.id]
   room.members:remove(client.session.id)
   room.players[client.session.id] = nil
-  client.room, client.player = nil, nil
+  if player and room.keys[player.key] == client.session.id then room.keys[player.key] = nil end
+  client.room, client.player, client.feed = nil, nil, nil
   if player then
-    savePlayer(room, player)
     room.members:broadcast({ t = "player_leave", playerId = player.id })
+    savePlayer(room, player)
   end
   if room.members.count == 0 then
     saveRoom(room)
-    if not room.dirty then rooms[room.world.id] = nil end -- keep it when the save failed
+    if not room.dirty then M.rooms[room.world.id] = nil end -- keep it when the save failed
   end
 end
 
@@ -178,10 +204,17 @@ function handlers.create_world(client, msg)
   if type(mode) ~= "string" or not GAME_MODES[mode] then
     return refuse(client, "bad_world", "gameMode must be \"creative\" or \"survival\"")
   end
+  if not take(client.createBucket, CREATE_RATE, CREATE_BURST) then
+    return refuse(client, "too_fast", "at most " .. CREATE_BURST .. " new worlds at once, then one every "
+      .. (1 / CREATE_RATE) .. " s")
+  end
+  if #(M.storage:list() or {}) >= MAX_WORLDS then
+    return refuse(client, "too_many_worlds", "this server keeps at most " .. MAX_WORLDS .. " worlds")
+  end
   local world = tycho.storage.createSavedWorld(name, seed, mode)
-  local ok, err = storage:save(world)
+  local ok, err = M.storage:save(world)
   if not ok then return refuse(client, "storage_failed", tostring(err)) end
-  lobby:broadcast(worldList())
+  M.lobby:broadcast(worldList())
 end
 
 function handlers.join_world(client, msg)
@@ -192,8 +225,12 @@ function handlers.join_world(client, msg)
     if err then return refuse(client, "storage_failed", tostring(err)) end
     return refuse(client, "no_such_world", "no world with id " .. msg.worldId)
   end
+  local online = room.keys[client.key]
+  if online and room.players[online] then
+    return refuse(client, "already_online", "this playerKey is already playing in this world")
+  end
   local world = room.world
-  local saved = storage:loadPlayer(world.id, client.key)
+  local saved = M.storage:loadPlayer(world.id, client.key)
   local inv = saved and saved.inventory
   if type(inv) == "table" then
     if type(inv.stacks) == "table" then array(inv.stacks) end
@@ -205,22 +242,32 @@ function handlers.join_world(client, msg)
     x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
     inventory = saved and saved.inventory or nil,
     editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
+    at = tycho.now(), settled = false, -- the last accepted position's time; first transform yet?
   }
   local others = array()
   for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
   table.sort(others, function(a, b) return a.playerId < b.playerId end)
   world.lastPlayedAt = nowMs()
   room.dirty = true
-  lobby:remove(client.session.id)
+  M.lobby:remove(client.session.id)
   room.players[player.id] = player
+  room.keys[player.key] = player.id
   room.members:add(client.session)
   client.room, client.player = room, player
   local record = {}
   for k, v in pairs(world) do
     if k ~= "screenshot" then record[k] = v end -- PNG bytes are not JSON; clients keep their own
   end
+  -- A long edit log goes out in chunks (welcome's world.edits, then `edits` messages with
+  -- more = true until the last), paced by feedEdits so that neither the server's send queue
+  -- nor the client's largest message is passed. Chunks are read from the live log when sent.
+  local more = #world.edits > EDIT_CHUNK
+  if more then
+    record.edits = array(table.move(world.edits, 1, EDIT_CHUNK, 1, {}))
+    client.feed = { room = room, at = EDIT_CHUNK + 1 }
+  end
   client.session:send({
-    t = "welcome", playerId = player.id, world = record, players = others,
+    t = "welcome", playerId = player.id, world = record, players = others, more = more or nil,
     you = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch, inventory = player.inventory },
   })
   room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = player.x, y = player.y,
@@ -235,9 +282,24 @@ function handlers.transform(client, msg)
   for _, k in ipairs(TRANSFORM_FIELDS) do
     if not isFiniteNumber(msg[k]) then return refuse(client, "bad_transform", k .. " must be a finite number") end
   end
-  if math.abs(msg.x) > MAX_XZ or math.abs(msg.z) > MAX_XZ or msg.y < MIN_Y - 64 or msg.y > MAX_Y + 64 then
+  -- No math.abs: math.abs(math.mininteger) is negative.
+  if not (msg.x > -MAX_XZ and msg.x < MAX_XZ and msg.z > -MAX_XZ and msg.z < MAX_XZ
+        and msg.y >= MIN_Y - 64 and msg.y <= MAX_Y + 64) then
     return refuse(client, "out_of_bounds", "position outside the world")
   end
+  if not (msg.yaw > -1e6 and msg.yaw < 1e6 and msg.pitch > -1e6 and msg.pitch < 1e6) then
+    return refuse(client, "bad_transform", "yaw and pitch must be angles in radians")
+  end
+  -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
+  -- plus MOVE_SLACK. The first transform after a join may settle within SPAWN_RADIUS (the
+  -- client puts itself on terrain the server does not generate).
+  local now = tycho.now()
+  local dx, dy, dz = msg.x - player.x, msg.y - player.y, msg.z - player.z
+  local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS
+  if dx * dx + dy * dy + dz * dz > allowed * allowed then
+    return refuse(client, "too_fast_move", "moved faster than " .. MAX_SPEED .. " blocks a second")
+  end
+  player.at, player.settled = now, true
   player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
   player.moved, player.dirty = true, true
 end
@@ -258,7 +320,7 @@ function handlers.block_edit(client, msg)
       return refuse(client, "bad_edit", "type must be an integer block type 1.." .. MAX_BLOCK_TYPE)
     end
   end
-  if math.abs(x) >= MAX_XZ or math.abs(z) >= MAX_XZ or y < MIN_Y or y > MAX_Y then
+  if not inWorld(x, y, z) then -- no math.abs: math.abs(math.mininteger) is negative
     return refuse(client, "out_of_bounds", "block outside the world")
   end
   local dx, dy, dz = x + 0.5 - player.x, y + 0.5 - player.y, z + 0.5 - player.z
@@ -334,11 +396,11 @@ local function hello(client, msg)
     return refuse(client, "bad_hello", "name must be a string of 1.." .. MAX_NAME .. " bytes")
   end
   client.key, client.name = msg.playerKey, msg.name
-  lobby:add(client.session)
+  M.lobby:add(client.session)
   client.session:send(worldList())
 end
 
-local function onMessage(client, msg)
+function M.onMessage(client, msg)
   if type(msg) ~= "table" or type(msg.t) ~= "string" then
     return refuse(client, "bad_message", "a message is a JSON object with a string field t")
   end
@@ -354,8 +416,8 @@ end
 
 -- ---- timers ----
 
-local function flushTransforms()
-  for _, room in pairs(rooms) do
+function M.flushTransforms()
+  for _, room in pairs(M.rooms) do
     for id, p in pairs(room.players) do
       if p.moved then
         p.moved = false
@@ -366,35 +428,59 @@ local function flushTransforms()
   end
 end
 
-local function saveAll()
-  for _, room in pairs(rooms) do
+-- Sends each joiner with a long edit log its next chunk.
+function M.feedEdits()
+  for _, client in pairs(M.clients) do
+    local feed = client.feed
+    if feed and client.room == feed.room then
+      local edits = feed.room.world.edits
+      local last = math.min(#edits, feed.at + EDIT_CHUNK - 1)
+      local more = last < #edits
+      client.session:send({ t = "edits", edits = array(table.move(edits, feed.at, last, 1, {})), more = more })
+      feed.at = last + 1
+      if not more then client.feed = nil end
+    else
+      client.feed = nil
+    end
+  end
+end
+
+-- Every room and player is saved on its own: one that fails is logged and the rest go on.
+function M.saveAll()
+  for _, room in pairs(M.rooms) do
     saveRoom(room)
     for _, p in pairs(room.players) do savePlayer(room, p) end
   end
 end
 
-return {
-  onStart = function(h)
-    host = h
-    storage = h.storage
-    host:every(TRANSFORM_INTERVAL, flushTransforms)
-    host:every(SAVE_INTERVAL, saveAll)
-  end,
+function M.onStart(h)
+  M.host = h
+  M.storage = h.storage
+  -- Closures that call through M: after a reload the timers run the new code.
+  h:every(TRANSFORM_INTERVAL, function() M.flushTransforms() end)
+  h:every(SAVE_INTERVAL, function() M.saveAll() end)
+  h:every(FEED_INTERVAL, function() M.feedEdits() end)
+end
 
-  onConnect = function(session)
-    local client = { session = session }
-    clients[session.id] = client
-    return {
-      onMessage = function(msg) onMessage(client, msg) end,
-      onClose = function()
-        lobby:remove(session.id)
-        leaveWorld(client)
-        clients[session.id] = nil
-      end,
-    }
-  end,
+function M.onConnect(session)
+  local client = { session = session, createBucket = newBucket(CREATE_BURST) }
+  M.clients[session.id] = client
+  return {
+    onMessage = function(msg) M.onMessage(client, msg) end,
+    onClose = function() M.onClose(client) end,
+  }
+end
 
-  onStop = function()
-    saveAll()
-  end,
-}
+-- Forgets the client before anything that can fail (leaveWorld's saves only log).
+function M.onClose(client)
+  local id = client.session.id
+  M.clients[id] = nil
+  M.lobby:remove(id)
+  leaveWorld(client)
+end
+
+function M.onStop()
+  M.saveAll()
+end
+
+return M

@@ -7,9 +7,11 @@
 -- room's other clients when it changed the state; a refused frame changes nothing and is
 -- counted and logged by reason. A joiner gets `joined` (JSON: its session id, the room and an
 -- entity number block of its own for new entities) and then the room's snapshot as one binary
--- frame. A room's state lives in host.storage as the blob "sync/ROOM": loaded when the room
+-- frame. A room's state lives in M.host.storage as the blob "sync/ROOM": loaded when the room
 -- opens, saved every few seconds while it changed, when its last client leaves and on stop,
 -- so it survives restarts and empty periods. scripts/docs/sync.md "The sync server module".
+-- All state lives in the module table M, so a hot reload keeps rooms and their members and
+-- runs the new code for every session (scripts/docs/reload.md).
 local crdt = tycho.crdt
 
 local SAVE_SECONDS = 2
@@ -17,10 +19,12 @@ local RESERVED = 512
 local BLOCK = 256 -- entity numbers handed to each client of a room for its new entities
 local BLOCKS = (65536 - RESERVED) // BLOCK
 
-local host
-local rooms = {} -- name -> room
-local rejected = { not_binary = 0, malformed = 0, reserved_entity = 0, bad_room = 0 }
-local relayed = 0
+local M = {
+  rooms = {}, -- name -> room
+  rejected = { not_binary = 0, malformed = 0, reserved_entity = 0, bad_room = 0 },
+  relayed = 0,
+  -- host: set by onStart
+}
 
 local function blobKey(name) return "sync/" .. name end
 
@@ -34,25 +38,25 @@ local function roomName(path)
 end
 
 local function openRoom(name)
-  local room = rooms[name]
+  local room = M.rooms[name]
   if room then return room end
   local state = crdt.new({ quiet = true })
-  local saved, err = host.storage:getBlob(blobKey(name))
+  local saved, err = M.host.storage:getBlob(blobKey(name))
   if saved then
     state:apply(saved)
   elseif err then
-    host:log("sync_load_failed", name, err)
+    M.host:log("sync_load_failed", name, err)
   end
   room = { name = name, state = state, members = {}, count = 0, dirty = false, blocks = {} }
-  rooms[name] = room
+  M.rooms[name] = room
   return room
 end
 
 local function saveRoom(room)
   if not room.dirty then return true end
-  local ok, err = host.storage:putBlob(blobKey(room.name), room.state:snapshot())
+  local ok, err = M.host.storage:putBlob(blobKey(room.name), room.state:snapshot())
   if not ok then
-    host:log("sync_save_failed", room.name, err)
+    M.host:log("sync_save_failed", room.name, err)
     return false
   end
   room.dirty = false
@@ -60,8 +64,8 @@ local function saveRoom(room)
 end
 
 local function reject(session, room, reason, detail)
-  rejected[reason] = (rejected[reason] or 0) + 1
-  host:log(("sync_rejected %s: room %s, session %d: %s"):format(reason, room and room.name or "-", session.id,
+  M.rejected[reason] = (M.rejected[reason] or 0) + 1
+  M.host:log(("sync_rejected %s: room %s, session %d: %s"):format(reason, room and room.name or "-", session.id,
     detail or reason))
   session:send({ t = "error", code = reason, message = detail or reason })
 end
@@ -101,72 +105,76 @@ local function freeBlock(room)
   return nil
 end
 
-return {
-  onStart = function(h)
-    host = h
-    host:every(SAVE_SECONDS, function()
-      for _, room in pairs(rooms) do saveRoom(room) end
-    end)
-  end,
+function M.onStart(h)
+  M.host = h
+  h:every(SAVE_SECONDS, function() M.saveAll() end) -- through M: a reload's new code runs
+end
 
-  onConnect = function(session)
-    local name = roomName(session.path)
-    if not name then
-      rejected.bad_room = rejected.bad_room + 1
-      host:log(("sync_rejected bad_room: session %d, path %s"):format(session.id, tostring(session.path)))
-      session:close(4000, "bad room name")
-      return {}
+function M.saveAll()
+  for _, room in pairs(M.rooms) do saveRoom(room) end
+end
+
+function M.onConnect(session)
+  local name = roomName(session.path)
+  if not name then
+    M.rejected.bad_room = M.rejected.bad_room + 1
+    M.host:log(("sync_rejected bad_room: session %d, path %s"):format(session.id, tostring(session.path)))
+    session:close(4000, "bad room name")
+    return {}
+  end
+  local room = openRoom(name)
+  room.members[session.id] = session
+  room.count = room.count + 1
+  local block = freeBlock(room)
+  if block then room.blocks[block] = session.id end
+  session.block = block
+  session:send({
+    t = "joined", session = session.id, room = name,
+    first = block and RESERVED + block * BLOCK or tycho.json.null,
+    last = block and RESERVED + block * BLOCK + BLOCK - 1 or tycho.json.null,
+  })
+  if room.state:count() > 0 then session:sendBinary(room.state:snapshot()) end
+  return {
+    onMessage = function(msg) M.onMessage(session, room, msg) end,
+    onClose = function() M.onClose(session, room) end,
+  }
+end
+
+function M.onMessage(session, room, msg)
+  if type(msg) ~= "string" then
+    if type(msg) == "table" and msg.t == "stats" then
+      session:send({ t = "stats", rejected = M.rejected, relayed = M.relayed, entities = room.state:count(),
+        members = room.count })
+    else
+      reject(session, room, "not_binary", "send CRDT messages as binary frames")
     end
-    local room = openRoom(name)
-    room.members[session.id] = session
-    room.count = room.count + 1
-    local block = freeBlock(room)
-    if block then room.blocks[block] = session.id end
-    session.block = block
-    session:send({
-      t = "joined", session = session.id, room = name,
-      first = block and RESERVED + block * BLOCK or tycho.json.null,
-      last = block and RESERVED + block * BLOCK + BLOCK - 1 or tycho.json.null,
-    })
-    if room.state:count() > 0 then session:sendBinary(room.state:snapshot()) end
+    return
+  end
+  local reason, detail = check(msg)
+  if reason then return reject(session, room, reason, detail) end
+  local applied, corrections = room.state:apply(msg)
+  if corrections then session:sendBinary(corrections) end
+  if applied > 0 then
+    room.dirty = true
+    for id, other in pairs(room.members) do
+      if id ~= session.id then other:sendBinary(msg) end
+    end
+    M.relayed = M.relayed + 1
+  end
+end
 
-    return {
-      onMessage = function(msg)
-        if type(msg) ~= "string" then
-          if type(msg) == "table" and msg.t == "stats" then
-            session:send({ t = "stats", rejected = rejected, relayed = relayed, entities = room.state:count(),
-              members = room.count })
-          else
-            reject(session, room, "not_binary", "send CRDT messages as binary frames")
-          end
-          return
-        end
-        local reason, detail = check(msg)
-        if reason then return reject(session, room, reason, detail) end
-        local applied, corrections = room.state:apply(msg)
-        if corrections then session:sendBinary(corrections) end
-        if applied > 0 then
-          room.dirty = true
-          for id, other in pairs(room.members) do
-            if id ~= session.id then other:sendBinary(msg) end
-          end
-          relayed = relayed + 1
-        end
-      end,
+function M.onClose(session, room)
+  room.members[session.id] = nil
+  room.count = room.count - 1
+  if session.block then room.blocks[session.block] = nil end
+  if room.count == 0 then
+    -- Saved and let go: the next joiner loads it from storage.
+    if saveRoom(room) and M.rooms[room.name] == room then M.rooms[room.name] = nil end
+  end
+end
 
-      onClose = function()
-        room.members[session.id] = nil
-        room.count = room.count - 1
-        if session.block then room.blocks[session.block] = nil end
-        if room.count == 0 then
-          -- Saved and let go: the next joiner loads it from storage.
-          if saveRoom(room) then rooms[name] = nil end
-        end
-      end,
-    }
-  end,
+function M.onStop()
+  M.saveAll()
+end
 
-  onStop = function()
-    for _, room in pairs(rooms) do saveRoom(room) end
-  end,
-}
+return M

@@ -102,7 +102,8 @@ describe("crafty", function()
           { drain = "b", ms = 200 },
         }
         for i = 1, 60 do
-          steps[#steps + 1] = send("a", { t = "transform", x = i, y = 70, z = 5, yaw = 0.5, pitch = -0.25 })
+          -- 0.25 blocks every >= 10 ms: under the 30 blocks/s the server allows
+          steps[#steps + 1] = send("a", { t = "transform", x = 10 + i * 0.25, y = 70, z = 10.5, yaw = 0.5, pitch = -0.25 })
           steps[#steps + 1] = { sleep = 10 }
         end
         steps[#steps + 1] = { drain = "b", ms = 300 }
@@ -132,7 +133,7 @@ describe("crafty", function()
           if m.y == 70 then moves[#moves + 1] = m end
         end
         assert.is_true(#moves >= 4 and #moves <= 20, "got " .. #moves .. " player_transform messages")
-        assert.same({ t = "player_transform", playerId = aId, x = 60, y = 70, z = 5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
+        assert.same({ t = "player_transform", playerId = aId, x = 25, y = 70, z = 10.5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
         for i = 2, #moves do assert.is_true(moves[i].x > moves[i - 1].x, "transforms out of order") end
         -- a never gets its own transforms back
         assert.equals(0, #H.messages(ev, "a", "player_transform"))

@@ -1,0 +1,103 @@
+-- tests/server/spec/fence_spec.lua: server/host.c's fences against one client's message and
+-- their way back: a message whose decode passes a module's memory cap stops that module (not
+-- the process), and a module stopped by a cap starts over on its next good save.
+-- Needs node and `npm ci --prefix tests/server`.
+
+local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
+
+local ECHO = 'return dofile(tycho.home .. "/server/modules/echo.lua")\n'
+
+local function writeFile(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+-- A modules folder of {name = source}, and a data folder; both removed after fn.
+local function withModules(files, fn)
+  local dir, data = H.tempDir(), H.tempDir()
+  for name, text in pairs(files) do writeFile(dir .. "/" .. name .. ".lua", text) end
+  local ok, err = pcall(fn, dir, data)
+  H.removeTree(dir)
+  H.removeTree(data)
+  if not ok then error(err, 0) end
+end
+
+-- Polls until a fresh connection's steps give a result pred accepts (reloads land within ms).
+local function eventually(port, steps, pred)
+  local ev
+  for _ = 1, 50 do
+    ev = H.client(port, steps)
+    if pred(ev) then return ev end
+    H.sleep(0.1)
+  end
+  return ev
+end
+
+describe("tycho serve fences", function()
+  it("stops only the module whose message decode passes its memory cap; the process keeps serving", function()
+    withModules({ echo = ECHO, other = ECHO }, function(dir, data)
+      local items = {}
+      for i = 1, 9990 do items[i] = "{}" end
+      local big = "[" .. table.concat(items, ",") .. "]"
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "e", path = "/echo" }, { open = "o", path = "/other" },
+          { send = "e", text = big }, { closed = "e" },
+          { send = "o", json = { alive = true } }, { recv = "o" },
+          { open = "e2", path = "/echo" }, { closed = "e2" },
+        })
+        local closed = H.find(ev, function(e) return e.closed == "e" end)
+        assert.equals(1011, closed.code)
+        assert.same({ t = "echo", data = { alive = true } }, H.messages(ev, "o", "echo")[1])
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "e2" end).code)
+      end, "--max-memory", "1")
+      assert.truthy(log:find("module echo passed its memory cap", 1, true))
+    end)
+  end)
+
+  it("restarts a module stopped by its memory cap on its next good save", function()
+    local hog = [[
+local stored = 0
+return {
+  onStart = function(host) host:log("started") end,
+  onConnect = function(session)
+    return {
+      onMessage = function(msg)
+        if msg.t == "hog" then
+          local t = {}
+          while true do t[#t + 1] = ("x"):rep(1000) .. #t end
+        end
+        stored = stored + 1
+        session:send({ t = "ok", version = VERSION, n = stored })
+      end,
+    }
+  end,
+}
+]]
+    withModules({ hog = hog:gsub("VERSION", "1") }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "h", path = "/hog" }, { send = "h", json = { t = "hi" } }, { recv = "h" },
+          { send = "h", json = { t = "hog" } }, { closed = "h" },
+          { open = "h2", path = "/hog" }, { closed = "h2" },
+        })
+        assert.equals(1, H.messages(ev, "h", "ok")[1].version)
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "h" end).code)
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "h2" end).code)
+        writeFile(dir .. "/hog.lua", (hog:gsub("VERSION", "2")))
+        ev = eventually(s.port, { { open = "h", path = "/hog" }, { send = "h", json = { t = "hi" } }, { recv = "h" } },
+          function(e) return #H.messages(e, "h", "ok") > 0 end)
+        local ok = H.messages(ev, "h", "ok")[1]
+        assert.is_not_nil(ok, "the module never came back")
+        assert.same({ t = "ok", version = 2, n = 1 }, ok) -- a fresh state: its count starts over
+        -- and a fence still stops it again
+        ev = H.client(s.port, { { open = "h", path = "/hog" }, { send = "h", json = { t = "hog" } }, { closed = "h" } })
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "h" end).code)
+      end, "--max-memory", "16M")
+      assert.truthy(log:find("server_module_restarted", 1, true))
+      local _, starts = log:gsub("%[hog%] started", "")
+      assert.equals(2, starts)
+    end)
+  end)
+end)
