@@ -129,6 +129,7 @@ struct ty_renderer {
    * since the last upload (lo == hi: none), so an edit uploads one mesh, not all. */
   uint32_t vbo_cap, ibo_cap;
   uint32_t dirty_v_lo, dirty_v_hi, dirty_i_lo, dirty_i_hi;
+  uint32_t dead_vertices, dead_indices; /* room left behind by meshes that outgrew theirs */
   ty_gl_buffer inst_ring, cmd_ring;
   size_t inst_ring_size, cmd_ring_size;
   size_t inst_offset, cmd_offset;
@@ -423,6 +424,34 @@ static void widen(uint32_t *lo, uint32_t *hi, uint32_t a, uint32_t b) {
   }
 }
 
+/* Packs every mesh's room together again once moved meshes have left more room behind
+ * than they use: a game that re-meshes chunks for hours keeps its buffers bounded. The
+ * whole arrays upload again (into the same GPU buffers). */
+static void compact_meshes(ty_renderer *R) {
+  uint32_t nv = 0, ni = 0;
+  for (uint32_t i = 0; i < R->mesh_count; i++) nv += R->meshes[i].vertex_room, ni += R->meshes[i].index_room;
+  ty_vertex *vertices = TY_MALLOC((nv ? nv : 1) * sizeof *vertices);
+  uint32_t *indices = TY_MALLOC((ni ? ni : 1) * sizeof *indices);
+  TY_ASSERT(vertices && indices);
+  uint32_t v = 0, n = 0;
+  for (uint32_t i = 0; i < R->mesh_count; i++) {
+    mesh_rec *mr = &R->meshes[i];
+    memcpy(vertices + v, R->vertices + mr->first_vertex, mr->vertex_room * sizeof *vertices);
+    memcpy(indices + n, R->indices + mr->first_index, mr->index_room * sizeof *indices);
+    mr->first_vertex = v, mr->first_index = n;
+    v += mr->vertex_room, n += mr->index_room;
+    R->bmeshes[i] = (ty_bucket_mesh){.index_count = mr->index_count, .first_index = mr->first_index,
+                                     .base_vertex = (int32_t)mr->first_vertex};
+  }
+  TY_FREE(R->vertices);
+  TY_FREE(R->indices);
+  R->vertices = vertices, R->vertex_cap = nv ? nv : 1, R->vertex_count = nv;
+  R->indices = indices, R->index_cap = ni ? ni : 1, R->index_count = ni;
+  R->dead_vertices = R->dead_indices = 0;
+  R->uploaded_vertices = R->uploaded_indices = 0;
+  R->dirty_v_lo = R->dirty_v_hi = R->dirty_i_lo = R->dirty_i_hi = 0;
+}
+
 bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m) {
   TY_ASSERT(m);
   /* The placeholder stands for every missing mesh: it is never rewritten. */
@@ -433,6 +462,7 @@ bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m)
     /* Moves to the end of the shared arrays with a quarter more room, so a mesh that
      * grows edit by edit moves rarely; its old range is left unused. */
     uint32_t vroom = m->vertex_count + m->vertex_count / 4 + 16, iroom = m->index_count + m->index_count / 4 + 24;
+    R->dead_vertices += mr->vertex_room, R->dead_indices += mr->index_room;
     TY_GROW(R->vertices, R->vertex_cap, R->vertex_count + vroom);
     TY_GROW(R->indices, R->index_cap, R->index_count + iroom);
     mr->first_vertex = R->vertex_count, mr->vertex_room = vroom;
@@ -454,10 +484,16 @@ bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m)
   }
   R->bmeshes[mesh] = (ty_bucket_mesh){.index_count = mr->index_count, .first_index = mr->first_index,
                                       .base_vertex = (int32_t)mr->first_vertex};
+  if (R->dead_vertices > 65536 && R->dead_vertices > R->vertex_count / 2) compact_meshes(R);
   return true;
 }
 
 ty_frame *ty_render_frame_current(ty_renderer *R) { return R->frame_open ? &R->frame : NULL; }
+
+void ty_render_mesh_storage(const ty_renderer *R, uint32_t *vertices, uint32_t *indices) {
+  if (vertices) *vertices = R->vertex_count;
+  if (indices) *indices = R->index_count;
+}
 
 bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices, uint32_t *indices) {
   if (mesh >= R->mesh_count) return false;

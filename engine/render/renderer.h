@@ -86,6 +86,9 @@ uint32_t ty_render_mesh_count(const ty_renderer *R);
 bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m);
 /* Vertex and index counts of a mesh; false for an unknown id. */
 bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices, uint32_t *indices);
+/* Vertices and indices the shared arrays hold, every mesh's room included: bounded however
+ * often meshes are rewritten (the room a moved mesh leaves is packed away). */
+void ty_render_mesh_storage(const ty_renderer *R, uint32_t *vertices, uint32_t *indices);
 
 /* ---- textures (ids dense from 0; 0 and 1 are the built-ins above) -------------------- */
 

@@ -540,6 +540,37 @@ static void test_reload_file_in_place(void) {
   ty_world_destroy(W);
 }
 
+/* Re-meshing for hours must not grow the shared arrays without bound: a mesh that outgrows
+ * its room moves, and the room it leaves is packed away once it outweighs what is used. */
+static void test_rewritten_meshes_stay_bounded(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_mesh_data small, big;
+  ty_mesh_sphere(&small, 8, 4);
+  ty_mesh_sphere(&big, 64, 32);
+  uint32_t a = ty_render_add_mesh(R, &small, "a"), b = ty_render_add_mesh(R, &small, "b");
+  uint32_t peak = 0;
+  for (int round = 0; round < 200; round++) {
+    /* alternate which one outgrows its room, so both keep moving */
+    CHECK(ty_render_update_mesh(R, round % 2 ? a : b, &big));
+    CHECK(ty_render_update_mesh(R, round % 2 ? b : a, &small));
+    uint32_t v = 0;
+    ty_render_mesh_storage(R, &v, NULL);
+    if (v > peak) peak = v;
+  }
+  /* two meshes of at most big's size with a quarter of headroom, plus what may be left
+   * behind before a compaction: far below 200 moves' worth */
+  CHECK(peak < 8 * big.vertex_count + 70000);
+  uint32_t nv = 0, ni = 0;
+  /* the last round (199) gave a the big mesh and b the small one; both kept their data */
+  CHECK(ty_render_mesh_info(R, a, &nv, &ni) && nv == big.vertex_count && ni == big.index_count);
+  CHECK(ty_render_mesh_info(R, b, &nv, &ni) && nv == small.vertex_count && ni == small.index_count);
+  ty_mesh_free(&small);
+  ty_mesh_free(&big);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
 int main(void) {
   RUN(test_registries_and_builtins);
   RUN(test_item_slots_are_reused_and_stale_ones_refused);
@@ -548,6 +579,7 @@ int main(void) {
   RUN(test_forward_pass_list);
   RUN(test_reading_an_unwritten_resource_names_both);
   RUN(test_reload_file_in_place);
+  RUN(test_rewritten_meshes_stay_bounded);
 
   if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
   win = ty_window_create(&(ty_window_desc){.title = "renderer_test", .width = 64, .height = 64, .hidden = true,
