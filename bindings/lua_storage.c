@@ -557,6 +557,11 @@ void ty_storage_close_at(lua_State *L, int idx) {
   }
 }
 
+bool ty_storage_is_open_at(lua_State *L, int idx) {
+  storage_box *b = luaL_testudata(L, idx, WORLD_STORAGE);
+  return b && b->s;
+}
+
 /* Creates every folder along path's parent (mkdir -p). */
 static void make_parents(char *path) {
   for (char *p = path + 1; *p; p++) {

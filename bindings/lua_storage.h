@@ -10,5 +10,7 @@
 bool ty_storage_push_open(lua_State *L, const char *path);
 /* Closes the WorldStorage at idx (a no-op when it is closed already or not one). */
 void ty_storage_close_at(lua_State *L, int idx);
+/* True when the value at idx is a WorldStorage that is still open. */
+bool ty_storage_is_open_at(lua_State *L, int idx);
 
 #endif

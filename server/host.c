@@ -312,8 +312,19 @@ static bool make_dirs(const char *dir) {
 }
 
 /* host.storage: the module's own handle on DATA/worlds.sqlite, opened on first use so that
- * modules that never store anything open nothing. Raises when the store cannot be opened. */
+ * modules that never store anything open nothing, and opened again on the next read after
+ * the module closed it (host.storage is always a usable store). Raises when the store cannot
+ * be opened. */
 static int push_storage(lua_State *L, module *m) {
+  if (m->storage_ref != LUA_NOREF) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, m->storage_ref);
+    bool open = ty_storage_is_open_at(L, -1);
+    lua_pop(L, 1);
+    if (!open) { /* the module called close(): that handle stays closed, a new one serves */
+      luaL_unref(L, LUA_REGISTRYINDEX, m->storage_ref);
+      m->storage_ref = LUA_NOREF;
+    }
+  }
   if (m->storage_ref == LUA_NOREF) {
     if (!make_dirs(m->h->data_dir))
       return luaL_error(L, "host.storage: cannot create the data folder %s: %s", m->h->data_dir, strerror(errno));
@@ -542,10 +553,9 @@ static int session_closed(lua_State *L) {
   return 0;
 }
 
-static void on_close(void *user, ty_client *c) {
-  host *h = user;
-  session *s = ty_client_user(c);
-  if (!s) return;
+/* Ends s: runs its onClose (unless its module is stopped or restarted), lets go of its Lua
+ * session object (which reads as closed from now on) and frees it. */
+static void session_end(host *h, session *s) {
   if (s->m) { /* NULL once its module restarted in a fresh state (module_restart) */
     lua_State *L = s->m->L;
     if (!s->m->dead && s->handler_ref != LUA_NOREF) {
@@ -560,19 +570,45 @@ static void on_close(void *user, ty_client *c) {
     luaL_unref(L, LUA_REGISTRYINDEX, s->box_ref);
     luaL_unref(L, LUA_REGISTRYINDEX, s->handler_ref);
   }
+  ty_client_set_user(s->c, NULL);
   if (s->prev) s->prev->next = s->next;
   else h->sessions = s->next;
   if (s->next) s->next->prev = s->prev;
   TY_FREE(s);
 }
 
+static void on_close(void *user, ty_client *c) {
+  session *s = ty_client_user(c);
+  if (s) session_end(user, s);
+}
+
+/* Writes what every module queued to its store and closes it (a later read of host.storage
+ * would open it again: see push_storage). */
+static void close_stores(host *h) {
+  for (uint32_t i = 0; i < h->nmodules; i++) {
+    module *m = &h->modules[i];
+    if (m->storage_ref == LUA_NOREF) continue;
+    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->storage_ref);
+    ty_storage_close_at(m->L, -1);
+    lua_pop(m->L, 1);
+  }
+}
+
+/* Graceful shutdown, in this order: no new connections; every module's onStop (it may still
+ * send); every client marked closing with 1001, so that from here a send is a quiet no-op;
+ * every session's onClose, while the others are still sessions it can tell apart; the
+ * stores closed, which writes every queued save; then the loop sends the 1001 closes and
+ * ends, and ty_net_destroy tears lws down with no Lua left to run. */
 static void host_stop(host *h) {
   h->stopping = true;
+  ty_net_stop(h->net);
   for (uint32_t i = 0; i < h->nmodules; i++) {
     module *m = &h->modules[i];
     if (module_push_hook(m, "onStop")) module_call(m, 0, 0, "onStop");
   }
-  ty_net_stop(h->net);
+  ty_net_close_all(h->net, 1001, "server shutting down");
+  while (h->sessions) session_end(h, h->sessions);
+  close_stores(h);
 }
 
 /* ---- hot reload ---- */
@@ -925,17 +961,10 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "%s/%s%s", i ? ", " : "", h.modules[i].name, h.modules[i].dead ? " [failed]" : "");
   fprintf(stderr, ")\n");
   ty_net_run(h.net);
-  ty_net_destroy(h.net); /* closes what is left; on_close runs for each */
+  ty_net_destroy(h.net); /* every session ended in host_stop: no Lua runs while lws tears down */
   ty_watch_destroy(h.watch);
   h.watch = NULL;
-  /* Last: onStop and every onClose may still have saved through host.storage. */
-  for (uint32_t i = 0; i < h.nmodules; i++) {
-    module *m = &h.modules[i];
-    if (m->storage_ref == LUA_NOREF) continue;
-    lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->storage_ref);
-    ty_storage_close_at(m->L, -1);
-    lua_pop(m->L, 1);
-  }
+  close_stores(&h); /* closed in host_stop already, unless the loop ended some other way */
   fprintf(stderr, "tycho serve: stopped\n");
 done:
   ty_watch_destroy(h.watch);

@@ -24,10 +24,13 @@ struct ty_client {
   ty_client *prev, *next; /* every live client, for shutdown */
   unsigned char *out; /* LWS_PRE bytes of room, then framed bytes; [out_off, out_len) unsent */
   size_t out_off, out_len, out_cap;
+  size_t frame_end; /* where the frame that out_off is in ends: > out_off while a frame cut at
+                       BATCH_MAX is half written, == out_off between frames */
   char *rx;
   size_t rx_len, rx_cap;
   bool rx_binary;
   bool closing;
+  bool closed; /* handed back to lws to close: nothing more is written */
   int close_code;
   char close_reason[124];
 };
@@ -72,7 +75,17 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
 static void drop_queue(ty_client *c) {
   TY_FREE(c->out);
   c->out = NULL;
-  c->out_off = c->out_len = c->out_cap = 0;
+  c->out_off = c->out_len = c->out_cap = c->frame_end = 0;
+}
+
+/* Size of the frame (header and payload) whose header starts at h, as frame_header wrote it. */
+static size_t frame_size(const unsigned char *h) {
+  size_t len = h[1] & 0x7f;
+  if (len < 126) return 2 + len;
+  if (len == 126) return 4 + ((size_t)h[2] << 8 | h[3]);
+  uint64_t n = 0;
+  for (int i = 0; i < 8; i++) n = n << 8 | h[2 + i];
+  return 10 + (size_t)n;
 }
 
 static void client_free(ty_client *c) {
@@ -91,7 +104,7 @@ void ty_client_set_user(ty_client *c, void *user) { c->user = user; }
 int ty_net_port(const ty_net *net) { return net->port; }
 
 void ty_client_close(ty_client *c, int code, const char *reason) {
-  if (c->closing) return;
+  if (c->closing || c->closed) return;
   c->closing = true;
   c->close_code = code;
   snprintf(c->close_reason, sizeof c->close_reason, "%s", reason ? reason : "");
@@ -119,12 +132,15 @@ static size_t frame_header(unsigned char *h, size_t len, bool binary) {
 }
 
 bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
-  if (c->closing) return false;
+  if (c->closing || c->closed) return false; /* a quiet no-op, at shutdown too */
   size_t queued = c->out_len - c->out_off;
   if (queued + len > c->net->cfg.max_queue) {
     ty_log("net_queue_full", "client %llu has %zu bytes unsent (cap %zu): dropped",
            (unsigned long long)c->id, queued, c->net->cfg.max_queue);
-    drop_queue(c);
+    /* The close frame must follow whole frames: a frame already half on the wire is
+     * finished first (its rest stays queued), every frame after it goes. */
+    if (c->frame_end > c->out_off) c->out_len = c->frame_end;
+    else drop_queue(c);
     ty_client_close(c, 1008, "send queue full");
     return false;
   }
@@ -132,6 +148,7 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
   if (c->out_len + need > c->out_cap) {
     if (c->out_off > LWS_PRE) { /* what was sent makes room first */
       memmove(c->out + LWS_PRE, c->out + c->out_off, queued);
+      c->frame_end -= c->out_off - LWS_PRE;
       c->out_off = LWS_PRE;
       c->out_len = LWS_PRE + queued;
     }
@@ -140,7 +157,7 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
       while (cap < LWS_PRE + queued + need) cap *= 2;
       c->out = TY_REALLOC(c->out, cap);
       TY_ASSERT(c->out);
-      if (!c->out_cap) c->out_off = c->out_len = LWS_PRE;
+      if (!c->out_cap) c->out_off = c->out_len = c->frame_end = LWS_PRE;
       c->out_cap = cap;
     }
   }
@@ -152,8 +169,9 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
   return true;
 }
 
-/* Closes wsi from inside its callback: the caller returns -1 right after. */
-static int close_now(struct lws *wsi, int code, const char *reason) {
+/* Closes c's wsi from inside its callback: the caller returns -1 right after. */
+static int close_now(ty_client *c, struct lws *wsi, int code, const char *reason) {
+  c->closed = c->closing = true;
   lws_close_reason(wsi, (enum lws_close_status)code, (unsigned char *)reason, strlen(reason));
   return -1;
 }
@@ -168,7 +186,7 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   if (total > net->cfg.max_frame) {
     ty_log("net_frame_too_big", "client %llu sent a message of more than %zu bytes: closed",
            (unsigned long long)c->id, net->cfg.max_frame);
-    return close_now(wsi, 1009, "message too big");
+    return close_now(c, wsi, 1009, "message too big");
   }
   if (c->closing) return 0; /* a closing client's input is read and dropped */
   if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
@@ -200,17 +218,20 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
 }
 
 static int on_writeable(ty_client *c, struct lws *wsi) {
+  if (c->closed) return 0; /* lws is closing it: its close frame is lws's to write */
   size_t queued = c->out_len - c->out_off;
-  if (!queued) return c->closing ? close_now(wsi, c->close_code, c->close_reason) : 0;
+  if (!queued) return c->closing ? close_now(c, wsi, c->close_code, c->close_reason) : 0;
   size_t n = queued < BATCH_MAX ? queued : BATCH_MAX;
   /* Whole frames, already framed (a cut at BATCH_MAX continues in the next send): lws sends
    * them as they are, and keeps what the socket does not take yet, writing it before it
    * calls us again. The LWS_PRE bytes before them are ours to lend. */
   if (lws_write(wsi, c->out + c->out_off, n, LWS_WRITE_RAW) < (int)n) {
     ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
+    c->closed = c->closing = true; /* closed at the TCP level: no close frame after a cut frame */
     return -1;
   }
   c->out_off += n;
+  while (c->frame_end < c->out_off) c->frame_end += frame_size(c->out + c->frame_end);
   if (c->out_off == c->out_len) drop_queue(c); /* drained: an idle client keeps no buffer */
   if (c->out || c->closing) lws_callback_on_writable(wsi);
   return 0;
@@ -352,7 +373,10 @@ void ty_net_stop(ty_net *net) {
   if (net->stopping) return;
   net->stopping = true;
   net->stop_deadline = ty_now() + 3.0;
-  for (ty_client *c = net->clients; c; c = c->next) ty_client_close(c, 1001, "server shutting down");
+}
+
+void ty_net_close_all(ty_net *net, int code, const char *reason) {
+  for (ty_client *c = net->clients; c; c = c->next) ty_client_close(c, code, reason);
 }
 
 void ty_net_destroy(ty_net *net) {

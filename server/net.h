@@ -40,9 +40,11 @@ int ty_net_port(const ty_net *net);
 
 /* Services connections until ty_net_stop's shutdown has finished. */
 void ty_net_run(ty_net *net);
-/* Stops accepting, closes every client with 1001, and makes ty_net_run return once they
- * are gone (or after a few seconds). */
+/* Stops accepting, and makes ty_net_run return once every client is gone (or after a few
+ * seconds). Clients already connected are left to ty_net_close_all. */
 void ty_net_stop(ty_net *net);
+/* ty_client_close on every client: from here their sends are refused (a quiet false). */
+void ty_net_close_all(ty_net *net, int code, const char *reason);
 
 uint64_t ty_client_id(const ty_client *c);
 void *ty_client_user(const ty_client *c);

@@ -19,7 +19,17 @@
 typedef struct watch_dir {
   int wd; /* -1: a free slot */
   char *path;
+  dev_t dev; /* which folder path named when it was watched: a move leaves path stale */
+  ino_t ino;
 } watch_dir;
+
+/* A folder's IN_MOVED_FROM waiting for the IN_MOVED_TO with the same cookie: both found, it
+ * moved inside the tree (its watches stay, their paths change); unmatched once the queue is
+ * drained, it left the tree (its watches go). */
+typedef struct watch_move {
+  uint32_t cookie;
+  char *from;
+} watch_move;
 
 typedef struct watch_pending {
   char *path;
@@ -33,6 +43,8 @@ struct ty_watch {
   uint32_t ndirs, dirs_cap;
   watch_pending *pending;
   uint32_t npending, pending_cap;
+  watch_move *moves;
+  uint32_t nmoves, moves_cap;
 };
 
 static char *dup_path(const char *a, const char *b) {
@@ -80,8 +92,10 @@ void ty_watch_destroy(ty_watch *w) {
   close(w->fd); /* drops every watch the descriptor holds */
   for (uint32_t i = 0; i < w->ndirs; i++) TY_FREE(w->dirs[i].path);
   for (uint32_t i = 0; i < w->npending; i++) TY_FREE(w->pending[i].path);
+  for (uint32_t i = 0; i < w->nmoves; i++) TY_FREE(w->moves[i].from);
   TY_FREE(w->dirs);
   TY_FREE(w->pending);
+  TY_FREE(w->moves);
   TY_FREE(w);
 }
 
@@ -98,16 +112,74 @@ static bool add_one(ty_watch *w, const char *dir) {
     ty_log("watch_failed", "%s: %s", dir, strerror(errno));
     return false;
   }
-  if (find_dir(w, wd)) return true; /* watched already: keep the first spelling of its path */
+  struct stat st;
+  if (stat(dir, &st) != 0) st = (struct stat){0};
+  watch_dir *known = find_dir(w, wd);
+  if (known) { /* watched already: keep the first spelling of its path, unless it went stale */
+    struct stat now;
+    if (stat(known->path, &now) != 0 || now.st_dev != known->dev || now.st_ino != known->ino) {
+      TY_FREE(known->path);
+      *known = (watch_dir){wd, dup_path(dir, NULL), st.st_dev, st.st_ino};
+    }
+    return true;
+  }
+  watch_dir entry = {wd, dup_path(dir, NULL), st.st_dev, st.st_ino};
   for (uint32_t i = 0; i < w->ndirs; i++) {
     if (w->dirs[i].wd < 0) {
-      w->dirs[i] = (watch_dir){wd, dup_path(dir, NULL)};
+      w->dirs[i] = entry;
       return true;
     }
   }
   TY_GROW(w->dirs, w->dirs_cap, w->ndirs + 1);
-  w->dirs[w->ndirs++] = (watch_dir){wd, dup_path(dir, NULL)};
+  w->dirs[w->ndirs++] = entry;
   return true;
+}
+
+/* The part of path below root ("" for root itself, "/x/y" below it), or NULL. */
+static const char *below(const char *path, const char *root) {
+  size_t n = strlen(root);
+  if (strncmp(path, root, n) != 0 || (path[n] && path[n] != '/')) return NULL;
+  return path + n;
+}
+
+/* Stops watching root and every folder below it (it left the tree, or was deleted). */
+static void forget_tree(ty_watch *w, const char *root) {
+  char *r = dup_path(root, NULL); /* root may be one of the paths freed below */
+  for (uint32_t i = 0; i < w->ndirs; i++) {
+    watch_dir *d = &w->dirs[i];
+    if (d->wd < 0 || !below(d->path, r)) continue;
+    inotify_rm_watch(w->fd, d->wd); /* its IN_IGNORED then finds no folder */
+    TY_FREE(d->path);
+    *d = (watch_dir){.wd = -1};
+  }
+  TY_FREE(r);
+}
+
+/* A folder moved inside the tree: it and every folder below it keep their watches under
+ * the new name. */
+static void rename_tree(ty_watch *w, const char *from, const char *to) {
+  for (uint32_t i = 0; i < w->ndirs; i++) {
+    watch_dir *d = &w->dirs[i];
+    const char *rest = d->wd < 0 ? NULL : below(d->path, from);
+    if (!rest) continue;
+    size_t lt = strlen(to), lr = strlen(rest);
+    char *path = TY_MALLOC(lt + lr + 1);
+    TY_ASSERT(path);
+    memcpy(path, to, lt);
+    memcpy(path + lt, rest, lr + 1);
+    TY_FREE(d->path);
+    d->path = path;
+  }
+}
+
+static char *take_move(ty_watch *w, uint32_t cookie) {
+  for (uint32_t i = 0; i < w->nmoves; i++) {
+    if (w->moves[i].cookie != cookie) continue;
+    char *from = w->moves[i].from;
+    w->moves[i] = w->moves[--w->nmoves];
+    return from;
+  }
+  return NULL;
 }
 
 static bool add_tree(ty_watch *w, const char *dir, int depth) {
@@ -158,7 +230,7 @@ static void read_events(ty_watch *w, double now) {
     ssize_t got = read(w->fd, buf, sizeof buf);
     if (got <= 0) {
       if (got < 0 && errno == EINTR) continue;
-      return; /* EAGAIN: drained */
+      break; /* EAGAIN: drained */
     }
     for (char *p = buf; p < buf + got;) {
       const struct inotify_event *ev = (const struct inotify_event *)p;
@@ -169,16 +241,35 @@ static void read_events(ty_watch *w, double now) {
       }
       watch_dir *d = find_dir(w, ev->wd);
       if (!d) continue;
-      if (ev->mask & (IN_IGNORED | IN_DELETE_SELF | IN_MOVE_SELF)) {
-        if (ev->mask & IN_IGNORED) {
-          TY_FREE(d->path);
-          d->path = NULL;
-          d->wd = -1;
-        }
+      if (ev->mask & (IN_IGNORED | IN_DELETE_SELF)) {
+        TY_FREE(d->path);
+        *d = (watch_dir){.wd = -1};
         continue;
       }
-      if (!ev->len || is_litter(ev->name)) continue;
+      if (ev->mask & IN_MOVE_SELF) {
+        /* Moved inside the tree, its IN_MOVED_TO renamed it already; anywhere else (out of
+         * the tree, or a watched root itself moved) its path names nothing it holds. */
+        struct stat st;
+        if (stat(d->path, &st) != 0 || st.st_dev != d->dev || st.st_ino != d->ino) forget_tree(w, d->path);
+        continue;
+      }
+      if (!ev->len) continue;
       char *path = dup_path(d->path, ev->name);
+      if ((ev->mask & IN_ISDIR) && (ev->mask & IN_MOVED_FROM)) {
+        TY_GROW(w->moves, w->moves_cap, w->nmoves + 1);
+        w->moves[w->nmoves++] = (watch_move){ev->cookie, path};
+        continue;
+      }
+      char *from = (ev->mask & IN_ISDIR) && (ev->mask & IN_MOVED_TO) ? take_move(w, ev->cookie) : NULL;
+      if (from) {
+        if (is_litter(ev->name)) forget_tree(w, from); /* renamed out of sight (.trash) */
+        else rename_tree(w, from, path);
+        TY_FREE(from);
+      }
+      if (is_litter(ev->name)) {
+        TY_FREE(path);
+        continue;
+      }
       if (ev->mask & IN_ISDIR) {
         /* A folder made or moved in: follow it, and report what it already holds. */
         if (ev->mask & (IN_CREATE | IN_MOVED_TO)) {
@@ -205,6 +296,12 @@ static void read_events(ty_watch *w, double now) {
       note(w, path, now);
     }
   }
+  /* Drained: a folder's move with no IN_MOVED_TO took it out of the tree. */
+  for (uint32_t i = 0; i < w->nmoves; i++) {
+    forget_tree(w, w->moves[i].from);
+    TY_FREE(w->moves[i].from);
+  }
+  w->nmoves = 0;
 }
 
 int ty_watch_poll(ty_watch *w, double now, ty_watch_fn fn, void *user) {

@@ -1,6 +1,8 @@
 /* engine/platform/watch.h: a file watcher for hot reload, on Linux inotify (no polling).
  *
- * Folders are watched recursively; a folder created (or moved in) later is followed. The
+ * Folders are watched recursively; a folder created (or moved in) later is followed, one
+ * renamed or moved inside the tree reports under its new name, and one moved out of it
+ * (or a watched root moved away) is no longer watched. The
  * kernel's events are read without blocking and coalesced per file: a file is reported
  * once its burst of writes has been quiet for `settle` seconds, so an editor's save (a
  * temp file written, then renamed over the target) or a save every few milliseconds is

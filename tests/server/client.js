@@ -16,9 +16,12 @@
 //   {"closed":NAME}                   wait for the close: {"closed":NAME,"code":N,"reason":".."}
 //   {"close":NAME}                    close from the client side (1000)
 //   {"pause":NAME} / {"resume":NAME}  stop / restart reading the socket
+//   {"count":NAME}                    count what is queued unread: {"counted":NAME,"n":N,"inOrder":bool}
+//                                     (inOrder: the messages' `i` fields run 1, 2, 3, ...)
 //   {"sleep":MS}
 //   {"wait":true}                     retry connecting to / until it opens (the server is starting)
-// Every wait gives up after 5 s and prints {"timeout":STEP}.
+// Every wait gives up after 5 s and prints {"timeout":STEP}. A connection that failed after
+// it opened (a malformed frame, say) carries "error" in its {"closed":...} line.
 'use strict';
 const WebSocket = require('ws');
 
@@ -48,11 +51,15 @@ function connect(name, path) {
     });
     ws.on('close', (code, reason) => {
       c.closed = { closed: name, code, reason: reason.toString() };
+      if (c.error) c.closed.error = c.error;
       c.closeWaiters.forEach((w) => w(c.closed));
       c.waiters.forEach((w) => w({ recv: name, closed: c.closed }));
       c.waiters = [];
     });
-    ws.on('error', (err) => { if (!c.opened) resolve({ error: String(err.message || err), name }); });
+    ws.on('error', (err) => {
+      if (!c.opened) resolve({ error: String(err.message || err), name });
+      else c.error = String(err.message || err);
+    });
     ws.on('open', () => { c.opened = true; conns[name] = c; resolve({ open: name }); });
   });
 }
@@ -100,6 +107,10 @@ async function main() {
       conns[s.pause].ws.pause();
     } else if (s.resume) {
       conns[s.resume].ws.resume();
+    } else if (s.count) {
+      const msgs = conns[s.count].queue.filter((m) => m.json);
+      const inOrder = msgs.every((m, k) => m.json.i === k + 1);
+      out({ counted: s.count, n: msgs.length, inOrder });
     } else if (s.sleep) {
       await sleep(s.sleep);
     }

@@ -250,6 +250,47 @@ describe("tycho serve", function()
     end)
   end)
 
+  it("never interleaves the 1008 close with a frame cut at the batch limit; others keep serving", function()
+    local log = withServer({ "--max-queue", "256K" }, function(s)
+      -- 20000-byte messages are cut across the 32 KiB sends, so the queue fills with a
+      -- frame half written; the client reads again once it was dropped.
+      local ev = client(s.port, {
+        { open = "d", path = "/stream" }, { open = "e", path = "/echo" }, { pause = "d" },
+        { send = "d", json = { t = "stream", size = 20000, per = 8 } },
+        { sleep = 2000 }, { resume = "d" }, { closed = "d" }, { count = "d" },
+        { send = "e", json = { alive = true } }, { recv = "e" },
+        { open = "f", path = "/echo" }, { send = "f", json = { after = true } }, { recv = "f" },
+      })
+      local closed = find(ev, function(e) return e.closed == "d" end)
+      assert.is_nil(closed.error, "a malformed frame reached the client: " .. tostring(closed.error))
+      assert.equals(1008, closed.code)
+      assert.equals("send queue full", closed.reason)
+      local counted = find(ev, function(e) return e.counted end)
+      assert.is_true(counted.n > 0)
+      assert.is_true(counted.inOrder, "messages were lost or garbled before the close")
+      assert.same({ t = "echo", data = { alive = true } }, find(ev, function(e) return e.recv == "e" end).json)
+      assert.same({ t = "echo", data = { after = true } }, find(ev, function(e) return e.recv == "f" end).json)
+    end)
+    assert.truthy(log:find("net_queue_full", 1, true))
+  end)
+
+  it("gives a usable host.storage again after a module closed it", function()
+    withServer({}, function(s)
+      local ev = client(s.port, { { open = "c", path = "/storeclose" }, { send = "c", json = {} }, { recv = "c" },
+        { send = "c", json = {} }, { recv = "c" } })
+      for _, i in ipairs({ 2, 3 }) do
+        local m = ev[i].json
+        assert.is_not_nil(m, "no answer: " .. json.encode(ev[i]))
+        assert.is_true(m.closedOk)
+        assert.equals("WorldStorage (closed)", m.before) -- the handle it closed stays closed
+        assert.equals("WorldStorage", m.after)
+        assert.is_true(m.put)
+        assert.equals("v2", m.got)
+        assert.is_true(m.same) -- one handle until the next close
+      end
+    end)
+  end)
+
   it("runs host:every timers until they are cancelled; host.storage is the store in --data", function()
     withServer({}, function(s)
       local ev = client(s.port, {
@@ -287,4 +328,62 @@ describe("tycho serve", function()
     assert.truthy(markerText:find("closed", 1, true), "onClose did not run")
     assert.truthy(log:find("shutting down", 1, true))
   end)
+
+  it("at shutdown runs every onClose after onStop, and sends to closing sessions are no-ops", function()
+    local server = startServer("--max-queue", "64M")
+    local out = server.base .. ".client"
+    os.execute(clientCommand(server.port, {
+      { open = "a", path = "/leaver" }, { recv = "a" }, { open = "b", path = "/leaver" }, { recv = "b" },
+      { open = "c", path = "/leaver" }, { recv = "c" }, { open = "p", path = "/leaver" }, { recv = "p" },
+      { pause = "p" }, { send = "p", json = { t = "fill", n = 800 } }, { sleep = 300 }, { open = "e", path = "/echo" },
+      { closed = "a" }, { closed = "b" }, { closed = "c" }, { closed = "e" }, { sleep = 300 }, { resume = "p" },
+      { closed = "p" },
+    }) .. " >" .. shq(out) .. " 2>&1 &")
+    for _ = 1, 100 do
+      if (readFile(out) or ""):find('"open":"e"', 1, true) then break end
+      sleep(0.05)
+    end
+    local data = server.data
+    server.data = server.base .. ".keep" -- stopServer removes server.data; the store is read below
+    os.execute("kill -TERM " .. server.pid)
+    local function closes() return select(2, (readFile(out) or ""):gsub("\"closed\"", "")) end
+    for _ = 1, 100 do
+      if closes() >= 4 then break end
+      sleep(0.05)
+    end
+    -- p does not read, so its 16 MB and its close wait on the socket; its onClose ran already
+    local early = select(2, (readFile(server.marker) or ""):gsub("closed %d+", ""))
+    local code, log, markerText = stopServer(server)
+    for _ = 1, 100 do
+      if closes() >= 5 then break end
+      sleep(0.05)
+    end
+    assert.equals(4, early, "onClose waited for the connections to go: " .. markerText)
+    local ev = parseLines(readFile(out) or "")
+    os.remove(out)
+    assert.equals(0, code, log)
+    for _, name in ipairs({ "a", "b", "c", "e", "p" }) do
+      local closed = find(ev, function(e) return e.closed == name end)
+      assert.is_not_nil(closed, name .. " saw no close; client: " .. json.encode(ev))
+      assert.equals(1001, closed.code, name)
+    end
+    local lines = {}
+    for line in markerText:gmatch("[^\n]+") do
+      if line ~= "stopped" then lines[#lines + 1] = line end -- stopper.lua's
+    end
+    assert.equals("leaver stopped", lines[1], markerText)
+    assert.equals(5, #lines, markerText)
+    for i = 2, 5 do
+      assert.truthy(lines[i]:match("^closed %d+ sent=0 saved=true$"), markerText)
+    end
+    for line in log:gmatch("[^\n]+") do
+      local ok = line:find("^tycho serve: ") or line:find("^tycho serve %[")
+      assert.truthy(ok, "unexpected line in the log: " .. line .. "\n" .. log)
+    end
+    -- what onClose saved reached the store before it was closed
+    local _, count = run("sqlite3 " .. shq(data .. "/worlds.sqlite") .. " 'select count(*) from blobs' 2>/dev/null")
+    os.execute("rm -rf " .. shq(data))
+    if run("command -v sqlite3") == 0 then assert.equals("4", count:match("%d+"), count) end
+  end)
 end)
+
