@@ -90,7 +90,7 @@ void ty_sandbox_charge(lua_State *S, size_t steps) {
   if (!sb->instr_limit || sb->instr_count <= sb->instr_limit) return;
   sb->exceeded = true;
   lua_sethook(S, count_hook, LUA_MASKCOUNT, 1); /* as the hook does: no pcall gets past it */
-  luaL_where(S, 2); /* the scene's line that called the C function */
+  luaL_where(S, 1); /* the scene's line that called the C function (level 0 is that function) */
   lua_pushfstring(S, "instruction limit exceeded (%I instructions in one call)", (lua_Integer)sb->instr_limit);
   lua_concat(S, 2);
   lua_error(S);

@@ -69,6 +69,7 @@ static int class_matches(int c, int cl) {
   case 'u': r = isupper(c); break;
   case 'w': r = isalnum(c); break;
   case 'x': r = isxdigit(c); break;
+  case 'z': r = c == 0; break; /* deprecated, but stock Lua 5.4 still has it */
   default: return cl == c;
   }
   if (isupper(cl)) r = !r;
@@ -171,6 +172,7 @@ static const char *match_capture(pm_state *ms, const char *s, int l) {
   l -= '1';
   if (l < 0 || l >= ms->level || ms->cap[l].len == CAP_UNFINISHED)
     luaL_error(ms->L, "invalid capture index %%%d", l + 1);
+  if (ms->cap[l].len == CAP_POSITION) return NULL; /* as stock Lua: its length reads as SIZE_MAX */
   size_t len = (size_t)ms->cap[l].len;
   step(ms, len / 16 + 1);
   if ((size_t)(ms->src_end - s) >= len && memcmp(ms->cap[l].init, s, len) == 0) return s + len;
@@ -178,7 +180,7 @@ static const char *match_capture(pm_state *ms, const char *s, int l) {
 }
 
 static const char *pm_match(pm_state *ms, const char *s, const char *p) {
-  if (ms->depth++ > MAX_DEPTH) luaL_error(ms->L, "pattern too complex");
+  if (ms->depth++ >= MAX_DEPTH) luaL_error(ms->L, "pattern too complex"); /* stock: 200 nested calls */
   for (;;) {
     step(ms, 1);
     if (p == ms->p_end) break;
@@ -407,9 +409,7 @@ static void add_replacement(pm_state *ms, luaL_Buffer *b, const char *s, const c
       else if (*r == '0') luaL_addlstring(b, s, (size_t)(e - s));
       else if (isdigit((unsigned char)*r)) {
         push_capture(ms, *r - '1', s, e);
-        luaL_tolstring(L, -1, NULL);
-        lua_remove(L, -2);
-        luaL_addvalue(b);
+        luaL_addvalue(b); /* converts a position capture's integer as stock Lua does */
       } else luaL_error(L, "invalid use of '%c' in replacement string", '%');
     }
     return;
@@ -437,9 +437,9 @@ static int sp_gsub(lua_State *L) {
   const char *src = luaL_checklstring(L, 1, &ls);
   const char *p = luaL_checklstring(L, 2, &lp);
   int tr = lua_type(L, 3);
+  lua_Integer max_n = luaL_optinteger(L, 4, (lua_Integer)ls + 1); /* checked before 3, as stock Lua does */
   luaL_argexpected(L, tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION || tr == LUA_TTABLE, 3,
                    "string/function/table");
-  lua_Integer max_n = luaL_optinteger(L, 4, (lua_Integer)ls + 1);
   const char *lastmatch = NULL;
   lua_Integer n = 0;
   int changed = 0;
