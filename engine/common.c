@@ -2,6 +2,7 @@
 #include "common.h"
 
 #include <stdarg.h>
+#include <string.h>
 #include <time.h>
 
 void ty_grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem) {
@@ -15,6 +16,20 @@ void ty_grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem) {
   }
   *ptr = p;
   *cap = next;
+}
+
+void ty_bytes_append(char **buf, size_t *len, size_t *cap, const void *data, size_t n, size_t max) {
+  if (*len + n > *cap) {
+    size_t c = *cap ? *cap : 1024;
+    while (c < *len + n) c *= 2;
+    if (c > max) c = max;
+    TY_ASSERT(c >= *len + n);
+    *buf = TY_REALLOC(*buf, c);
+    TY_ASSERT(*buf);
+    *cap = c;
+  }
+  if (n) memcpy(*buf + *len, data, n);
+  *len += n;
 }
 
 void ty_log(const char *name, const char *fmt, ...) {

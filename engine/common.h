@@ -28,6 +28,10 @@
 void ty_grow(void **ptr, uint32_t *cap, uint32_t need, size_t elem);
 #define TY_GROW(arr, cap, need) ty_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
 
+/* Appends n bytes to a byte buffer that doubles as it fills (from 1 KiB), its capacity
+ * capped at max: the caller refuses anything past max before appending. */
+void ty_bytes_append(char **buf, size_t *len, size_t *cap, const void *data, size_t n, size_t max);
+
 /* Data and runtime failures: one line on stderr that starts with a stable error name. */
 void ty_log(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

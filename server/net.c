@@ -195,16 +195,7 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
     net->ev.message(net->user, c, len ? in : "", len, c->rx_binary);
     return 0;
   }
-  if (c->rx_len + len > c->rx_cap) {
-    size_t cap = c->rx_cap ? c->rx_cap : 1024;
-    while (cap < c->rx_len + len) cap *= 2;
-    if (cap > net->cfg.max_frame) cap = net->cfg.max_frame;
-    c->rx = TY_REALLOC(c->rx, cap);
-    TY_ASSERT(c->rx);
-    c->rx_cap = cap;
-  }
-  if (len) memcpy(c->rx + c->rx_len, in, len);
-  c->rx_len += len;
+  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, in, len, net->cfg.max_frame);
   if (lws_is_final_fragment(wsi)) {
     size_t n = c->rx_len;
     c->rx_len = 0;

@@ -170,16 +170,7 @@ static int on_receive(ty_net_conn *c, struct lws *wsi, const char *in, size_t le
     return close_now(c, wsi);
   }
   if (c->state != TY_NET_OPEN) return 0; /* closing: input is read and dropped */
-  if (c->rx_len + len > c->rx_cap) {
-    size_t cap = c->rx_cap ? c->rx_cap : 1024;
-    while (cap < c->rx_len + len) cap *= 2;
-    if (cap > c->max_message) cap = c->max_message;
-    c->rx = TY_REALLOC(c->rx, cap);
-    TY_ASSERT(c->rx);
-    c->rx_cap = cap;
-  }
-  if (len) memcpy(c->rx + c->rx_len, in, len);
-  c->rx_len += len;
+  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, in, len, c->max_message);
   if (lws_is_final_fragment(wsi)) {
     size_t n = c->rx_len;
     c->rx_len = 0;
