@@ -996,19 +996,30 @@ static int r_begin_frame(lua_State *L) {
   lua_pop(L, 1);
 
   release_passes(L, lr);
-  lua_newtable(L);
-  lua_rawseti(L, LUA_REGISTRYINDEX, lr->failures_ref);
+  /* The failures list and the frame's field table are kept and emptied, not made anew;
+   * only the graph is new each frame, so a graph kept from an earlier frame is refused. */
+  lua_rawgeti(L, LUA_REGISTRYINDEX, lr->failures_ref);
+  for (lua_Integer i = (lua_Integer)lua_rawlen(L, -1); i > 0; i--) {
+    lua_pushnil(L);
+    lua_rawseti(L, -2, i);
+  }
+  lua_pop(L, 1);
   lr->serial++;
   lr->F = ty_render_begin_frame(lr->R, &d);
   lr->in_frame = true;
 
   push_frame(L, lr);
-  lua_createtable(L, 0, 4);
+  if (lua_getiuservalue(L, -1, 1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 4);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, -3, 1);
+  }
   lgraph *g = lua_newuserdatauv(L, sizeof *g, 0);
   g->serial = lr->serial;
   luaL_setmetatable(L, TY_GRAPH);
   lua_setfield(L, -2, "graph");
-  lua_setiuservalue(L, -2, 1);
+  lua_pop(L, 1);
   return 1;
 }
 
