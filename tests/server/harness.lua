@@ -65,21 +65,25 @@ end
 
 function H.removeTree(path) os.execute("rm -rf " .. H.shq(path)) end
 
----Starts `tycho serve --port 0 --modules modules --data data` with extra options and
----reads the port it picked from its log: {port=, url=, target=, pid=, log=, ...}.
-function H.start(modules, data, ...)
+---Starts `tycho serve --port 0` with opts = {modules=, data=, args={...}, env={NAME=value}}
+---and reads the port it picked from its log: {port=, url=, target=, pid=, log=, ...}.
+function H.startWith(opts)
+  local modules, data = opts.modules, opts.data
   local base = os.tmpname()
   local server = { log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
     base = base, data = data, modules = modules }
-  local args = { "--host", "127.0.0.1", "--port", "0", "--modules", modules, "--data", data, ... }
+  local args = { "--host", "127.0.0.1", "--port", "0", "--modules", modules, "--data", data,
+    table.unpack(opts.args or {}) }
   local tls = false
   for i, a in ipairs(args) do
     if a == "--tls-cert" then tls = true end
     args[i] = H.shq(a)
   end
-  os.execute(("( %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
-    :format(H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log), H.shq(server.pidFile),
-      H.shq(server.exitFile)))
+  local env = {}
+  for name, value in pairs(opts.env or {}) do env[#env + 1] = name .. "=" .. H.shq(value) .. " " end
+  os.execute(("( %s%s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
+    :format(table.concat(env), H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log),
+      H.shq(server.pidFile), H.shq(server.exitFile)))
   for _ = 1, 250 do
     local port = (H.readFile(server.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
     if port then
@@ -95,6 +99,11 @@ function H.start(modules, data, ...)
   server.target = tls and ("wss:" .. server.port) or server.port
   server.pid = assert(tonumber(H.readFile(server.pidFile)))
   return server
+end
+
+---Starts `tycho serve --port 0 --modules modules --data data` with extra options.
+function H.start(modules, data, ...)
+  return H.startWith({ modules = modules, data = data, args = { ... } })
 end
 
 ---Sends signal (default TERM), waits for the exit; returns the exit code and the log.

@@ -13,93 +13,28 @@ local HERE = testing.here() .. "/.."
 local FIXTURES = HERE .. "/fixtures"
 
 local shq, run = testing.quote, testing.shell
+local H = dofile(HERE .. "/harness.lua")
+local readFile, sleep, client = H.readFile, H.sleep, H.client
+local clientCommand, parseLines = H.clientCommand, H.parseLines
 
-local function readFile(path)
-  local f = io.open(path)
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local checked
-local function requireClient()
-  if checked then return end
-  if run("command -v node") ~= 0 then
-    error("server: `node` is not on PATH. Install nodejs and npm (sh .ci/deps does), then run "
-      .. "`npm ci --prefix tests/server`.", 0)
-  end
-  if not readFile(HERE .. "/node_modules/ws/package.json") then
-    error("server: ws is not installed in tests/server/node_modules. Run `npm ci --prefix tests/server` "
-      .. "(sh .ci/deps does).", 0)
-  end
-  checked = true
-end
-
-local function clientCommand(port, steps)
-  return ("cd %s && node client.js %d %s"):format(shq(HERE), port, shq(json.encode(steps)))
-end
-
-local function parseLines(out)
-  local events = {}
-  for line in out:gmatch("[^\n]+") do
-    local v = json.decode(line)
-    if v == nil then error("client printed something that is not JSON: " .. line, 0) end
-    events[#events + 1] = v
-  end
-  return events
-end
-
--- Runs the steps; returns the client's observations (one table per printed line).
-local function client(port, steps)
-  local code, out = run(clientCommand(port, steps))
-  if code ~= 0 then error("node client.js failed (exit " .. tostring(code) .. "):\n" .. out, 0) end
-  return parseLines(out)
-end
-
-local function freePort()
-  local code, out = run("node -e \"const s=require('net').createServer();"
-    .. "s.listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})\"")
-  assert(code == 0, out)
-  return assert(tonumber(out:match("%d+")))
-end
-
-local function sleep(s) os.execute("sleep " .. s) end
-
----Starts `tycho serve` over the fixtures with extra options; returns a server handle.
+---Starts `tycho serve` over the fixtures with extra options; the fixtures write what they
+---saw to $TYCHO_TEST_MARKER (server.marker).
 local function startServer(...)
-  requireClient()
   local base = os.tmpname()
-  local server = {
-    port = freePort(), log = base .. ".log", pidFile = base .. ".pid", exitFile = base .. ".exit",
-    marker = base .. ".marker", base = base, data = base .. ".data",
-  }
-  local args = { "--host", "127.0.0.1", "--port", tostring(server.port), "--modules", FIXTURES, "--data", server.data, ... }
-  for i, a in ipairs(args) do args[i] = shq(a) end
-  os.execute(("( TYCHO_TEST_MARKER=%s %s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
-    :format(shq(server.marker), shq(tycho.executable), table.concat(args, " "), shq(server.log),
-      shq(server.pidFile), shq(server.exitFile)))
-  local ready = client(server.port, { { wait = true } })
-  if not (ready[1] and ready[1].ready) then
-    error("tycho serve did not start:\n" .. (readFile(server.log) or ""), 0)
-  end
-  server.pid = assert(tonumber(readFile(server.pidFile)))
+  local server = H.startWith({ modules = FIXTURES, data = base .. ".data", args = { ... },
+    env = { TYCHO_TEST_MARKER = base .. ".marker" } })
+  server.marker, server.markerBase = base .. ".marker", base
   return server
 end
 
 ---SIGTERM, then waits for the exit; returns the exit code, the log and what the fixtures
 ---wrote to $TYCHO_TEST_MARKER.
 local function stopServer(server)
-  os.execute("kill -TERM " .. server.pid)
-  local code
-  for _ = 1, 200 do
-    code = tonumber(readFile(server.exitFile) or "")
-    if code then break end
-    sleep(0.05)
-  end
-  local log, marker = readFile(server.log) or "", readFile(server.marker) or ""
-  for _, suffix in ipairs({ "", ".log", ".pid", ".exit", ".marker" }) do os.remove(server.base .. suffix) end
-  os.execute("rm -rf " .. shq(server.data))
+  local code, log = H.stop(server)
+  local marker = readFile(server.marker) or ""
+  os.remove(server.marker)
+  os.remove(server.markerBase)
+  H.removeTree(server.data)
   return code, log, marker
 end
 
