@@ -22,6 +22,21 @@ local function readFile(path)
   return s
 end
 
+-- Runs script as a headless tycho child, waits until it writes dir/started, lets it work
+-- `seconds` more and kill -9s it: a crash in the middle of its saves.
+local function runThenKill(script, dir, seconds)
+  os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
+    testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
+  local pid = tonumber(readFile(dir .. "/pid"))
+  for _ = 1, 200 do
+    if readFile(dir .. "/started") then break end
+    os.execute("sleep 0.02")
+  end
+  os.execute("sleep " .. seconds)
+  os.execute("kill -9 " .. pid)
+  os.execute("sleep 0.1")
+end
+
 local dir
 before_each(function() dir = tempDir() end)
 after_each(function() os.execute("rm -rf " .. testing.quote(dir)) end)
@@ -192,16 +207,7 @@ describe("tycho.storage", function()
       end
     ]]):format(path, dir .. "/started"))
     f:close()
-    os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
-      testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
-    local pid = tonumber(readFile(dir .. "/pid"))
-    for _ = 1, 200 do
-      if readFile(dir .. "/started") then break end
-      os.execute("sleep 0.02")
-    end
-    os.execute("sleep 0.4")
-    os.execute("kill -9 " .. pid)
-    os.execute("sleep 0.1")
+    runThenKill(script, dir, 0.4)
     assert.is_not_nil(readFile(dir .. "/started"), "the saver never saved")
     local store, msg = storage.open(path)
     assert.is_not_nil(store, msg)
@@ -342,16 +348,7 @@ describe("WorldStorage incremental saves", function()
       end
     ]]):format(path, dir .. "/started"))
     f:close()
-    os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
-      testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
-    local pid = tonumber(readFile(dir .. "/pid"))
-    for _ = 1, 200 do
-      if readFile(dir .. "/started") then break end
-      os.execute("sleep 0.02")
-    end
-    os.execute("sleep 0.3")
-    os.execute("kill -9 " .. pid)
-    os.execute("sleep 0.1")
+    runThenKill(script, dir, 0.3)
     assert.is_not_nil(readFile(dir .. "/started"), "the appender never got going")
     local store, msg = storage.open(path)
     assert.is_not_nil(store, msg)
