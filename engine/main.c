@@ -3,9 +3,6 @@
  * engine (which renders), takes the screenshot asked for and swaps; headless it paces
  * itself at 60 Hz on the wall clock. */
 #if defined(__SANITIZE_ADDRESS__)
-#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
-#include <dlfcn.h>
-#include <link.h>
 #endif
 #include <errno.h>
 #include <signal.h>
@@ -147,17 +144,9 @@ static int parse_run(int argc, char **argv, run_opts *o) {
   return 0;
 }
 
+/* Sanitizer builds keep the GL driver mapped to exit (ty_platform_pin_libraries says why). */
 #if defined(__SANITIZE_ADDRESS__)
-/* Sanitizer builds: Mesa unloads its driver (and the LLVM inside it) when SDL shuts EGL
- * down, before LeakSanitizer looks at exit, so what the driver still held reads as leaks
- * nobody can name. Pinning every library loaded once the context exists keeps the driver
- * mapped and its memory reachable: the report shows only leaks of ours. */
-static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
-  (void)size, (void)user;
-  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  return 0;
-}
-static void pin_gl_driver(void) { dl_iterate_phdr(pin_library, NULL); }
+static void pin_gl_driver(void) { ty_platform_pin_libraries(); }
 #else
 static void pin_gl_driver(void) {}
 #endif

@@ -42,6 +42,13 @@ ty_window *ty_window_create(const ty_window_desc *desc);
 /* Destroys the context and the window (the last one also shuts SDL down). NULL is fine. */
 void ty_window_destroy(ty_window *w);
 
+/* Keeps every library loaded so far (the GL driver, once a context exists) mapped until
+ * the process exits. Mesa unloads its driver, and the LLVM inside it, when SDL shuts EGL
+ * down, before LeakSanitizer looks at exit: what the driver still held would read as
+ * leaks nobody can name. Sanitizer builds call this after making a window, so the report
+ * shows only leaks of ours, with no suppressions file. */
+void ty_platform_pin_libraries(void);
+
 /* Drains the pending events: keys, mouse, wheel, gamepads (opened as they connect, up to
  * TY_INPUT_MAX_GAMEPADS) and focus loss go into in (may be NULL); resizes update the
  * drawable size; the window's close button sets the close request (SDL installs no

@@ -1,8 +1,11 @@
 /* engine/platform/window.c: the SDL2 window, its GL 4.5 core context (libepoxy loads the
  * entry points), and SDL events translated into ty_input events. Built without GL
  * (TYCHO_WITH_GL off), every constructor fails cleanly so callers run headless. */
+#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
 #include "platform.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 
 #include "../common.h"
@@ -383,3 +386,11 @@ bool ty_window_screenshot(ty_window *w, const char *path) {
 }
 
 #endif
+
+static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
+  (void)size, (void)user;
+  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  return 0;
+}
+
+void ty_platform_pin_libraries(void) { dl_iterate_phdr(pin_library, NULL); }

@@ -2,9 +2,6 @@
  * context. With no display it runs through SDL's offscreen driver (Mesa llvmpipe in CI,
  * NVIDIA's EGL on a GPU machine). No context is a failure, never a skip: this test is
  * what says the renderer can run here at all. */
-#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,18 +29,6 @@ static ty_gl_device *dev;
 #define CHECK_NO_GL_ERROR() CHECK_EQ_INT(glGetError(), GL_NO_ERROR)
 
 static bool contains(const char *haystack, const char *needle) { return strstr(haystack, needle) != NULL; }
-
-/* ---- leak reports ----
- * Mesa unloads its driver (swrast_dri.so and the LLVM inside it) when SDL shuts EGL
- * down, before LeakSanitizer looks at exit: what the driver still held then reads as
- * leaks from "<unknown module>", which no suppression can name. Pinning every library
- * loaded once the context exists keeps the driver mapped and its memory reachable, so
- * the ASan build reports only leaks of ours, with no suppressions file. */
-static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
-  (void)size, (void)user;
-  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  return 0;
-}
 
 /* ---- fixtures ---- */
 
@@ -716,7 +701,7 @@ int main(void) {
   win = ty_window_create(&(ty_window_desc){.title = "gl_device_test", .width = 64, .height = 64, .hidden = true,
                                            .fixed_size = true, .gl_debug = true});
   /* Quiet: failures the tests provoke are read through ty_gl_error, not logged. */
-  dl_iterate_phdr(pin_library, NULL);
+  ty_platform_pin_libraries(); /* the GL driver stays mapped for LeakSanitizer */
   if (win) dev = ty_gl_create(&(ty_gl_device_desc){.quiet = true});
   RUN(test_context_is_gl45_core);
   if (!win || !dev) {

@@ -6,9 +6,6 @@
  * a plane under a sun and a red point light goes through the deferred sequence and
  * through Forward+, and the hdr image (read back before tonemapping) is checked where it
  * matters: lit against shadowed, brighter near the point light, nothing NaN or black. */
-#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
-#include <dlfcn.h>
-#include <link.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -504,14 +501,6 @@ static void test_post_features_run_clean(void) {
   detach();
 }
 
-/* Mesa's driver unloads when SDL shuts EGL down, before LeakSanitizer looks: pinning the
- * libraries loaded with the context keeps its memory reachable (as gl_device_test does). */
-static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
-  (void)size, (void)user;
-  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  return 0;
-}
-
 int main(void) {
   /* The shader folder of this source tree: tests/c/ -> shaders/. */
   snprintf(shader_dir, sizeof shader_dir, "%s", __FILE__);
@@ -527,7 +516,7 @@ int main(void) {
   if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
   win = ty_window_create(&(ty_window_desc){.title = "render_features_test", .width = SIZE, .height = SIZE,
                                            .hidden = true, .fixed_size = true, .gl_debug = true});
-  dl_iterate_phdr(pin_library, NULL);
+  ty_platform_pin_libraries(); /* the GL driver stays mapped for LeakSanitizer */
   if (win) dev = ty_gl_create(&(ty_gl_device_desc){0});
   if (!win || !dev) {
     fprintf(stderr, "FAIL: no OpenGL 4.5 core context (SDL_VIDEODRIVER=offscreen needs Mesa's EGL and DRI drivers)\n");

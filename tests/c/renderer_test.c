@@ -2,9 +2,6 @@
  * the pass list each feature declares, graph errors) and on a real GL 4.5 context through
  * SDL's offscreen driver (a lit, shadowed sphere under a colour sky; user shaders that
  * break; missing textures). */
-#define _GNU_SOURCE /* Required for: dl_iterate_phdr, RTLD_NODELETE */
-#include <dlfcn.h>
-#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h> /* Required for: rmdir */
@@ -243,12 +240,6 @@ static void test_reading_an_unwritten_resource_names_both(void) {
 
 static ty_window *win;
 static ty_gl_device *dev;
-
-static int pin_library(struct dl_phdr_info *info, size_t size, void *user) {
-  (void)size, (void)user;
-  if (info->dlpi_name && info->dlpi_name[0]) dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  return 0;
-}
 
 typedef struct scene {
   ty_world *W;
@@ -584,7 +575,7 @@ int main(void) {
   if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
   win = ty_window_create(&(ty_window_desc){.title = "renderer_test", .width = 64, .height = 64, .hidden = true,
                                            .fixed_size = true});
-  dl_iterate_phdr(pin_library, NULL);
+  ty_platform_pin_libraries(); /* the GL driver stays mapped for LeakSanitizer */
   if (win) dev = ty_gl_create(&(ty_gl_device_desc){.quiet = true});
   if (!win || !dev) {
     fprintf(stderr, "FAIL: no OpenGL 4.5 context (SDL_VIDEODRIVER=offscreen): the GL half did not run\n");
