@@ -89,6 +89,8 @@ struct ty_transforms {
   uint64_t write_epoch;
   uint64_t synced_epoch;
   ty_transform_stats stats;
+  ty_transforms_pull_fn pull; /* run at the start of every sync */
+  void *pull_user;
 };
 
 /* ---- storage ------------------------------------------------------------------------ */
@@ -423,7 +425,13 @@ static void ty_transform_sync_one(ty_transforms *T, uint32_t t) {
   if (ty_transform_update(T, t) || (f & TY_TRANSFORM_REBUILT_BY_READ)) ty_transform_walk_children(T, t);
 }
 
+void ty_transforms_set_pull(ty_transforms *T, ty_transforms_pull_fn pull, void *user) {
+  T->pull = pull;
+  T->pull_user = user;
+}
+
 void ty_transforms_sync(ty_transforms *T) {
+  if (T->pull) T->pull(T->pull_user);
   for (uint32_t j = 0; j < T->touched_count; j++) {
     uint32_t t = T->touched[j];
     ty_transform_sync_one(T, t);

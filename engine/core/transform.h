@@ -65,8 +65,12 @@ void ty_transform_world_scale(ty_transforms *T, uint32_t i, float out[3]);
 /* The version of i's current world matrix (after bringing it up to date). */
 uint32_t ty_transform_world_version(ty_transforms *T, uint32_t i);
 
-/* Brings every touched subtree up to date: the once-per-frame pass. */
+/* Brings every touched subtree up to date: the once-per-frame pass. It first calls the
+ * pull hook, if one is set, so a host that keeps local TRS in memory of its own (the Lua
+ * binding's position tables) writes what changed there through ty_transform_write. */
 void ty_transforms_sync(ty_transforms *T);
+typedef void (*ty_transforms_pull_fn)(void *user);
+void ty_transforms_set_pull(ty_transforms *T, ty_transforms_pull_fn pull, void *user);
 
 ty_transform_stats ty_transforms_stats(const ty_transforms *T);
 void ty_transforms_reset_stats(ty_transforms *T);
