@@ -14,17 +14,18 @@
 #define TY_QUAT "Quat"
 #define TY_MAT4 "Mat4"
 
-/* A Vec3 or Quat either owns its floats (view == TY_VIEW_NONE) or is a live view of a
- * GameObject's transform: reads and writes go through ty_view_resolve, which checks that
- * the object still exists and marks the transform touched on write. */
+/* A userdata Vec3 or Quat either owns its floats (view == TY_VIEW_NONE) or is a live,
+ * read-only view of a GameObject's world transform, resolved through ty_view_resolve. A
+ * GameObject's local position, rotation and scale are plain Lua tables instead (see
+ * lua_math.c); the kinds below name them too, for the scene binding's bookkeeping. */
 typedef enum ty_view_kind {
   TY_VIEW_NONE = 0,
-  TY_VIEW_POSITION,       /* local position, writable */
-  TY_VIEW_ROTATION,       /* local rotation, writable */
-  TY_VIEW_SCALE,          /* local scale, writable */
-  TY_VIEW_WORLD_POSITION, /* read-only */
-  TY_VIEW_WORLD_ROTATION, /* read-only */
-  TY_VIEW_WORLD_SCALE,    /* read-only */
+  TY_VIEW_POSITION,       /* local position: a table */
+  TY_VIEW_ROTATION,       /* local rotation: a table */
+  TY_VIEW_SCALE,          /* local scale: a table */
+  TY_VIEW_WORLD_POSITION, /* read-only view */
+  TY_VIEW_WORLD_ROTATION, /* read-only view */
+  TY_VIEW_WORLD_SCALE,    /* read-only view */
 } ty_view_kind;
 
 typedef struct ty_vec {
@@ -33,22 +34,32 @@ typedef struct ty_vec {
   uint8_t view;    /* ty_view_kind */
 } ty_vec;
 
-/* Returns the floats a Vec3/Quat stands for: its own v, or the viewed transform's (world
- * views are brought up to date first). Raises a Lua error when the owner was destroyed,
- * or when write is true on a read-only view. Implemented in lua_scene.c. */
+/* Implemented in lua_scene.c. ty_view_resolve returns the floats a world view stands for,
+ * brought up to date; it raises when the owner was destroyed, or when write is true (world
+ * views are read-only). ty_dead_view_error raises the destroyed-owner error for the view or
+ * dead local table at idx. */
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write);
+int ty_dead_view_error(lua_State *L, int idx);
 
 /* lua_math.c */
-ty_vec *ty_check_vec3(lua_State *L, int idx);
-ty_vec *ty_check_quat(lua_State *L, int idx);
 float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major */
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z);
 ty_vec *ty_push_quat(lua_State *L, float x, float y, float z, float w);
 float *ty_push_mat4(lua_State *L, const float m[16]); /* m may be NULL for identity */
-ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view); /* Vec3 or Quat by kind */
-/* Reads a Vec3 argument (owned or view) into out[3]. */
+ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view); /* a world kind */
+/* Pushes a new local table {x=, y=, z=[, w=]} (n = 3: Vec3, 4: Quat) holding v. */
+void ty_push_local(lua_State *L, const float *v, int n);
+/* Empties the local table at idx and gives it the metatable whose every access raises. */
+void ty_kill_local(lua_State *L, int idx);
+/* Any form of Vec3 (owned, world view, local table; a dead local table too) at idx? */
+bool ty_is_vec3(lua_State *L, int idx);
+bool ty_is_quat(lua_State *L, int idx);
+/* Reads a Vec3/Quat argument of any form; raises a type error for anything else. */
 void ty_read_vec3(lua_State *L, int idx, float out[3]);
 void ty_read_quat(lua_State *L, int idx, float out[4]);
+/* Writes into a Vec3/Quat argument (owned or local table); raises on a world view. */
+void ty_write_vec3(lua_State *L, int idx, const float in[3]);
+void ty_write_quat(lua_State *L, int idx, const float in[4]);
 
 /* Openers: each adds its names to the table on top of the stack. */
 void ty_open_math(lua_State *L);

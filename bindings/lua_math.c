@@ -1,9 +1,15 @@
 /* bindings/lua_math.c: Vec3, Quat and Mat4, the value types the other bindings trade in.
  *
- * Vec3 and Quat share one userdata layout (ty_vec): either owned floats or a live view of
- * a GameObject transform. A view is resolved through ty_view_resolve on every access, so
- * it never caches a stale value and a destroyed owner raises instead of reading freed
- * memory; owned values take an inlined branch with no call (field access is per-frame).
+ * A Vec3 or Quat comes in three forms that every function here accepts alike:
+ *  - a userdata owning its floats (tycho.vec3(), results of arithmetic);
+ *  - a userdata viewing a GameObject's world position, rotation or scale (read-only,
+ *    resolved through ty_view_resolve on every access, so it is never stale and a
+ *    destroyed owner raises instead of reading freed memory);
+ *  - a GameObject's local position, rotation or scale: a plain Lua table {x=, y=, z=[, w=]}
+ *    with the type's methods and operators, so that a script reading and writing its
+ *    fields runs at table speed. The scene binding reads these tables back (compare on
+ *    read); when the object is destroyed the table is emptied and takes a metatable whose
+ *    every access raises.
  *
  * Every operation copies its inputs into locals before pushing anything: an allocation can
  * run the GC and finalizers, which may move transform storage or reuse the buffer a world
@@ -19,21 +25,86 @@
 
 #include <cglm/cglm.h>
 
-/* ---- shared plumbing ------------------------------------------------------------------ */
+/* ---- the forms a Vec3/Quat takes ------------------------------------------------------ */
 
-/* The floats a Vec3/Quat stands for. Owned values skip the call. */
-static inline float *vec_ptr(lua_State *L, ty_vec *u, bool write) {
-  return u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, write);
+/* Registry keys of the metatables, so a form is told by identity, not by a string lookup. */
+static char K_VEC3, K_QUAT, K_LOCAL_VEC3, K_LOCAL_QUAT, K_DEAD;
+
+typedef enum vec_form {
+  VEC_NONE,  /* not a Vec3/Quat of the kind asked for */
+  VEC_VALUE, /* userdata: owned floats or a world view */
+  VEC_LOCAL, /* a GameObject's local position/rotation/scale: a plain table */
+  VEC_DEAD,  /* a local table whose GameObject was destroyed */
+} vec_form;
+
+static const char *const AXES[4] = {"x", "y", "z", "w"};
+
+/* The form of the value at idx as a Vec3 (n == 3) or a Quat (n == 4). */
+static vec_form vec_form_of(lua_State *L, int idx, int n) {
+  int t = lua_type(L, idx);
+  if ((t != LUA_TUSERDATA && t != LUA_TTABLE) || !lua_getmetatable(L, idx)) return VEC_NONE;
+  vec_form form = VEC_NONE;
+  if (t == LUA_TUSERDATA) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, n == 3 ? &K_VEC3 : &K_QUAT);
+    if (lua_rawequal(L, -1, -2)) form = VEC_VALUE;
+  } else {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, n == 3 ? &K_LOCAL_VEC3 : &K_LOCAL_QUAT);
+    if (lua_rawequal(L, -1, -2)) {
+      form = VEC_LOCAL;
+    } else {
+      lua_pop(L, 1);
+      lua_rawgetp(L, LUA_REGISTRYINDEX, &K_DEAD);
+      if (lua_rawequal(L, -1, -2)) form = VEC_DEAD;
+    }
+  }
+  lua_pop(L, 2);
+  return form;
 }
 
-static inline void vec_load(lua_State *L, ty_vec *u, float *out, int n) {
-  const float *f = vec_ptr(L, u, false);
-  for (int i = 0; i < n; i++) out[i] = f[i];
+/* Reads n floats of the Vec3/Quat at idx; raises a type error naming tname for anything
+ * else, and the destroyed-owner error for a dead local table. */
+static void vec_read(lua_State *L, int idx, float *out, int n, const char *tname) {
+  idx = lua_absindex(L, idx);
+  switch (vec_form_of(L, idx, n)) {
+    case VEC_VALUE: {
+      ty_vec *u = lua_touserdata(L, idx);
+      const float *f = u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, false);
+      for (int i = 0; i < n; i++) out[i] = f[i];
+      return;
+    }
+    case VEC_LOCAL:
+      for (int i = 0; i < n; i++) {
+        int isnum;
+        lua_getfield(L, idx, AXES[i]);
+        out[i] = (float)lua_tonumberx(L, -1, &isnum);
+        if (!isnum) luaL_error(L, "%s field '%s' must be a number, got %s", tname, AXES[i], luaL_typename(L, -1));
+        lua_pop(L, 1);
+      }
+      return;
+    case VEC_DEAD: ty_dead_view_error(L, idx); return;
+    case VEC_NONE: luaL_typeerror(L, idx, tname); return;
+  }
 }
 
-static inline void vec_store(lua_State *L, ty_vec *u, const float *in, int n) {
-  float *f = vec_ptr(L, u, true);
-  for (int i = 0; i < n; i++) f[i] = in[i];
+/* Writes n floats into the Vec3/Quat at idx (raises on a world view: they are read-only). */
+static void vec_write(lua_State *L, int idx, const float *in, int n, const char *tname) {
+  idx = lua_absindex(L, idx);
+  switch (vec_form_of(L, idx, n)) {
+    case VEC_VALUE: {
+      ty_vec *u = lua_touserdata(L, idx);
+      float *f = u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, true);
+      for (int i = 0; i < n; i++) f[i] = in[i];
+      return;
+    }
+    case VEC_LOCAL:
+      for (int i = 0; i < n; i++) {
+        lua_pushnumber(L, in[i]);
+        lua_setfield(L, idx, AXES[i]);
+      }
+      return;
+    case VEC_DEAD: ty_dead_view_error(L, idx); return;
+    case VEC_NONE: luaL_typeerror(L, idx, tname); return;
+  }
 }
 
 static ty_vec *push_vec(lua_State *L, const char *tname, ty_view_kind view, uint32_t owner) {
@@ -69,8 +140,6 @@ static int return_self(lua_State *L) {
 
 /* ---- public C API --------------------------------------------------------------------- */
 
-ty_vec *ty_check_vec3(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_VEC3); }
-ty_vec *ty_check_quat(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_QUAT); }
 float *ty_check_mat4(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_MAT4); }
 
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z) {
@@ -103,15 +172,42 @@ float *ty_push_mat4(lua_State *L, const float m[16]) {
 }
 
 ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view) {
-  TY_ASSERT(view != TY_VIEW_NONE && view <= TY_VIEW_WORLD_SCALE);
-  bool rot = view == TY_VIEW_ROTATION || view == TY_VIEW_WORLD_ROTATION;
-  return push_vec(L, rot ? TY_QUAT : TY_VEC3, view, owner);
+  TY_ASSERT(view >= TY_VIEW_WORLD_POSITION && view <= TY_VIEW_WORLD_SCALE);
+  return push_vec(L, view == TY_VIEW_WORLD_ROTATION ? TY_QUAT : TY_VEC3, view, owner);
 }
 
-void ty_read_vec3(lua_State *L, int idx, float out[3]) { vec_load(L, ty_check_vec3(L, idx), out, 3); }
-void ty_read_quat(lua_State *L, int idx, float out[4]) { vec_load(L, ty_check_quat(L, idx), out, 4); }
+void ty_push_local(lua_State *L, const float *v, int n) {
+  lua_createtable(L, 0, n);
+  for (int i = 0; i < n; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_setfield(L, -2, AXES[i]);
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, n == 3 ? &K_LOCAL_VEC3 : &K_LOCAL_QUAT);
+  lua_setmetatable(L, -2);
+}
 
-/* ---- field access (shared by Vec3 and Quat) -------------------------------------------- */
+void ty_kill_local(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) { /* clearing existing fields during a traversal is allowed */
+    lua_pop(L, 1);
+    lua_pushvalue(L, -1);
+    lua_pushnil(L);
+    lua_rawset(L, idx);
+  }
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &K_DEAD);
+  lua_setmetatable(L, idx);
+}
+
+bool ty_is_vec3(lua_State *L, int idx) { return vec_form_of(L, idx, 3) != VEC_NONE; }
+bool ty_is_quat(lua_State *L, int idx) { return vec_form_of(L, idx, 4) != VEC_NONE; }
+
+void ty_read_vec3(lua_State *L, int idx, float out[3]) { vec_read(L, idx, out, 3, TY_VEC3); }
+void ty_read_quat(lua_State *L, int idx, float out[4]) { vec_read(L, idx, out, 4, TY_QUAT); }
+void ty_write_vec3(lua_State *L, int idx, const float in[3]) { vec_write(L, idx, in, 3, TY_VEC3); }
+void ty_write_quat(lua_State *L, int idx, const float in[4]) { vec_write(L, idx, in, 4, TY_QUAT); }
+
+/* ---- field access of the userdata forms (shared by Vec3 and Quat) ---------------------- */
 
 /* __index/__newindex closures carry upvalue 1 = the type's metatable and upvalue 2 = its
  * methods table. Comparing metatables by identity is cheaper than luaL_checkudata's
@@ -124,6 +220,11 @@ static ty_vec *self_fast(lua_State *L, const char *tname) {
     if (same) return u;
   }
   return luaL_checkudata(L, 1, tname); /* raises the standard message */
+}
+
+/* The floats a userdata Vec3/Quat stands for. Owned values skip the call. */
+static inline float *vec_ptr(lua_State *L, ty_vec *u, bool write) {
+  return u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, write);
 }
 
 /* Component index of a one-letter key, or -1. Length and first character decide, so the
@@ -172,14 +273,16 @@ static int vec3_newindex(lua_State *L) { return vec_newindex(L, 3, TY_VEC3); }
 static int quat_index(lua_State *L) { return vec_index(L, 4, TY_QUAT); }
 static int quat_newindex(lua_State *L) { return vec_newindex(L, 4, TY_QUAT); }
 
+/* A dead local table has no fields left, so every read, write and method lands here. */
+static int dead_access(lua_State *L) { return ty_dead_view_error(L, 1); }
+
 /* Component-wise equality; false (not an error) when the other side is another type. */
 static int vec_eq(lua_State *L, int n, const char *tname) {
-  ty_vec *a = luaL_testudata(L, 1, tname), *b = luaL_testudata(L, 2, tname);
   float fa[4], fb[4];
-  bool eq = a && b;
+  bool eq = vec_form_of(L, 1, n) != VEC_NONE && vec_form_of(L, 2, n) != VEC_NONE;
   if (eq) {
-    vec_load(L, a, fa, n);
-    vec_load(L, b, fb, n);
+    vec_read(L, 1, fa, n, tname);
+    vec_read(L, 2, fb, n, tname);
     for (int i = 0; i < n; i++) eq = eq && fa[i] == fb[i];
   }
   lua_pushboolean(L, eq);
@@ -201,18 +304,16 @@ static int vec3_new(lua_State *L) {
 }
 
 static int vec3_set(lua_State *L) {
-  ty_vec *u = ty_check_vec3(L, 1);
   float f[3];
   opt_xyz(L, 2, f);
-  vec_store(L, u, f, 3);
+  ty_write_vec3(L, 1, f);
   return return_self(L);
 }
 
 static int vec3_copy(lua_State *L) {
-  ty_vec *u = ty_check_vec3(L, 1);
   float f[3];
   ty_read_vec3(L, 2, f);
-  vec_store(L, u, f, 3);
+  ty_write_vec3(L, 1, f);
   return return_self(L);
 }
 
@@ -256,11 +357,10 @@ static int vec3_cross(lua_State *L) {
 
 /* In place; cglm leaves a zero vector at zero rather than producing NaN. */
 static int vec3_normalize(lua_State *L) {
-  ty_vec *u = ty_check_vec3(L, 1);
   vec3 a;
-  vec_load(L, u, a, 3);
+  ty_read_vec3(L, 1, a);
   glm_vec3_normalize(a);
-  vec_store(L, u, a, 3);
+  ty_write_vec3(L, 1, a);
   return return_self(L);
 }
 
@@ -346,26 +446,23 @@ static int quat_axis_angle(lua_State *L) {
 }
 
 static int quat_set(lua_State *L) {
-  ty_vec *u = ty_check_quat(L, 1);
   float f[4];
   opt_xyzw(L, 2, f);
-  vec_store(L, u, f, 4);
+  ty_write_quat(L, 1, f);
   return return_self(L);
 }
 
 static int quat_set_axis_angle(lua_State *L) {
-  ty_vec *u = ty_check_quat(L, 1);
   versor q;
   axis_angle(L, 2, q);
-  vec_store(L, u, q, 4);
+  ty_write_quat(L, 1, q);
   return return_self(L);
 }
 
 static int quat_copy(lua_State *L) {
-  ty_vec *u = ty_check_quat(L, 1);
   float f[4];
   ty_read_quat(L, 2, f);
-  vec_store(L, u, f, 4);
+  ty_write_quat(L, 1, f);
   return return_self(L);
 }
 
@@ -385,11 +482,10 @@ static int quat_unpack(lua_State *L) {
 
 /* In place; cglm turns a zero quaternion into the identity. */
 static int quat_normalize(lua_State *L) {
-  ty_vec *u = ty_check_quat(L, 1);
   versor q;
-  vec_load(L, u, q, 4);
+  ty_read_quat(L, 1, q);
   glm_quat_normalize(q);
-  vec_store(L, u, q, 4);
+  ty_write_quat(L, 1, q);
   return return_self(L);
 }
 
@@ -415,7 +511,7 @@ static int quat_rotate(lua_State *L) {
 
 /* q * q composes, q * v rotates: the two readings of `*` a game script expects. */
 static int quat_mul_op(lua_State *L) {
-  if (luaL_testudata(L, 2, TY_VEC3)) return quat_rotate(L);
+  if (ty_is_vec3(L, 2)) return quat_rotate(L);
   return quat_mul(L);
 }
 
@@ -561,12 +657,18 @@ static const luaL_Reg mat4_statics[] = {
   {NULL, NULL},
 };
 
-/* Creates the metatable tname. With index/newindex (Vec3, Quat) they become closures over
- * the metatable and the methods table; otherwise __index is the methods table itself. */
-static void open_type(lua_State *L, const char *tname, const luaL_Reg *meta,
+/* Creates the metatable of a userdata type (registered under tname, and under key when
+ * given) and its methods table. With index/newindex (Vec3, Quat) they become closures over
+ * the metatable and the methods table; otherwise __index is the methods table itself.
+ * Leaves the methods table on the stack. */
+static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg *meta,
                       const luaL_Reg *methods, lua_CFunction index, lua_CFunction newindex) {
   luaL_newmetatable(L, tname);
   luaL_setfuncs(L, meta, 0);
+  if (key) {
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+  }
   lua_newtable(L);
   luaL_setfuncs(L, methods, 0);
   if (index) {
@@ -578,11 +680,36 @@ static void open_type(lua_State *L, const char *tname, const luaL_Reg *meta,
     lua_pushvalue(L, -2);
     lua_pushcclosure(L, newindex, 2);
     lua_setfield(L, -3, "__newindex");
-    lua_pop(L, 1);
   } else {
-    lua_setfield(L, -2, "__index");
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, "__index");
   }
-  lua_pop(L, 1);
+  lua_remove(L, -2);
+}
+
+/* The metatable of a GameObject's local table (a plain table, so field access runs at
+ * table speed): the same methods and operators as the userdata form, under the same
+ * __name. The methods table is on top of the stack and is popped. */
+static void open_local(lua_State *L, const char *tname, void *key, const luaL_Reg *meta) {
+  lua_newtable(L);
+  luaL_setfuncs(L, meta, 0);
+  lua_pushstring(L, tname);
+  lua_setfield(L, -2, "__name");
+  lua_insert(L, -2);
+  lua_setfield(L, -2, "__index");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+}
+
+/* The metatable a local table takes when its GameObject is destroyed. */
+static void open_dead(lua_State *L) {
+  lua_newtable(L);
+  lua_pushcfunction(L, dead_access);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, dead_access);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushliteral(L, "destroyed transform");
+  lua_setfield(L, -2, "__name");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &K_DEAD);
 }
 
 /* Sets tycho[name] to a table of statics that is also callable through call. */
@@ -597,9 +724,13 @@ static void open_callable(lua_State *L, const char *name, const luaL_Reg *static
 }
 
 void ty_open_math(lua_State *L) {
-  open_type(L, TY_VEC3, vec3_meta, vec3_methods, vec3_index, vec3_newindex);
-  open_type(L, TY_QUAT, quat_meta, quat_methods, quat_index, quat_newindex);
-  open_type(L, TY_MAT4, mat4_meta, mat4_methods, NULL, NULL);
+  open_type(L, TY_VEC3, &K_VEC3, vec3_meta, vec3_methods, vec3_index, vec3_newindex);
+  open_local(L, TY_VEC3, &K_LOCAL_VEC3, vec3_meta);
+  open_type(L, TY_QUAT, &K_QUAT, quat_meta, quat_methods, quat_index, quat_newindex);
+  open_local(L, TY_QUAT, &K_LOCAL_QUAT, quat_meta);
+  open_type(L, TY_MAT4, NULL, mat4_meta, mat4_methods, NULL, NULL);
+  lua_pop(L, 1);
+  open_dead(L);
 
   lua_pushcfunction(L, vec3_new);
   lua_setfield(L, -2, "vec3");

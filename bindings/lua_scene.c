@@ -22,8 +22,15 @@ static const char *const HOOK_NAMES[TY_PHASE_COUNT] = {
     "input", "prePhysics", "physics", "postPhysics", "update", "animation", "preRender", "updateRender"};
 
 typedef struct ty_go {
+  uint32_t magic; /* TY_GO_MAGIC: go_self's check that a userdata is a GameObject */
   ty_id id;
+  uint32_t local[3]; /* 1-based slot of its position/rotation/scale table in the locals list; 0: none */
 } ty_go;
+#define TY_GO_MAGIC 0x6F47u
+
+static const int LOCAL_N[3] = {3, 4, 3}; /* floats in a position, rotation, scale */
+static const char *const LOCAL_NAMES[3] = {"position", "rotation", "scale"};
+static const char *const AXES[4] = {"x", "y", "z", "w"};
 
 /* ---- context ---- */
 
@@ -65,7 +72,20 @@ static ty_id new_gameobject(lua_State *L, const char *name) {
   ty_id id = ty_object_create(ctx->world);
   if (!id) luaL_error(L, "too many GameObjects: all %d entity numbers are in use", (int)(TY_MAX_NUMBERS - TY_RESERVED_IDS));
   ty_go *g = lua_newuserdatauv(L, sizeof *g, UV_COUNT);
+  memset(g, 0, sizeof *g);
+  g->magic = TY_GO_MAGIC;
   g->id = id;
+  ty_lctx *c = ty_lctx_get(L);
+  if (TY_ID_NUMBER(id) >= c->gos_cap) {
+    uint32_t cap = c->gos_cap ? c->gos_cap : 1024;
+    while (cap <= TY_ID_NUMBER(id)) cap *= 2;
+    struct ty_go **gos = TY_REALLOC(c->gos, cap * sizeof *gos);
+    if (!gos) luaL_error(L, "out of memory");
+    memset(gos + c->gos_cap, 0, (cap - c->gos_cap) * sizeof *gos);
+    c->gos = gos;
+    c->gos_cap = cap;
+  }
+  c->gos[TY_ID_NUMBER(id)] = g;
   luaL_setmetatable(L, TY_GAMEOBJECT);
   lua_pushstring(L, name ? name : "GameObject");
   lua_setiuservalue(L, -2, UV_NAME);
@@ -76,6 +96,154 @@ static ty_id new_gameobject(lua_State *L, const char *name) {
   return id;
 }
 
+/* ---- local tables: position, rotation and scale as plain Lua tables ----
+ *
+ * A script reads and writes go.position.x at table speed; C reads the table back when it
+ * needs the value (compare on read): every table at each transform sync, through the hook
+ * the transforms call, and an object's own chain before one of its world values is read.
+ * A table exists only once Lua asked for it, and every live one is in the locals list: a
+ * Lua array (registry ref ctx->locals) beside a C array naming whose table each is. */
+
+typedef struct ty_local_ref {
+  struct ty_go *go; /* the GameObject userdata (alive while in the objects map) */
+  uint8_t kind;     /* 0 position, 1 rotation, 2 scale */
+} ty_local_ref;
+
+static float *trs_field(ty_trs *t, int kind) { return kind == 0 ? t->pos : kind == 1 ? t->rot : t->scale; }
+
+/* A field that is not a number is refused: it is set back to the value in force, and said
+ * once on stderr (the write itself raised nothing, it was a plain table store). */
+static void refuse_field(lua_State *L, int table, ty_go *g, int kind, int axis, float kept) {
+  push_objects(L);
+  lua_rawgeti(L, -1, TY_ID_NUMBER(g->id));
+  lua_getiuservalue(L, -1, UV_NAME);
+  lua_getfield(L, table, AXES[axis]);
+  fprintf(stderr, "tycho: GameObject '%s' %s.%s must be a number, got %s; kept %.9g\n", lua_tostring(L, -2),
+          LOCAL_NAMES[kind], AXES[axis], luaL_typename(L, -1), (double)kept);
+  lua_pop(L, 4);
+  lua_pushnumber(L, kept);
+  lua_setfield(L, table, AXES[axis]);
+}
+
+/* Reads the local table on top of the stack into g's transform, writing only what changed
+ * (bitwise, as the transforms compare), so an unchanged table costs no rebuild. */
+static void pull_table(lua_State *L, ty_world *W, ty_go *g, int kind) {
+  ty_transforms *T = ty_world_transforms(W);
+  uint32_t xf = ty_object_transform(W, g->id);
+  const float *have = trs_field((ty_trs *)ty_transform_local(T, xf), kind);
+  int n = LOCAL_N[kind], table = lua_gettop(L);
+  float v[4];
+  bool changed = false;
+  for (int i = 0; i < n; i++) {
+    int isnum;
+    lua_getfield(L, table, AXES[i]);
+    v[i] = (float)lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 1);
+    if (!isnum) {
+      v[i] = have[i];
+      refuse_field(L, table, g, kind, i, have[i]);
+    }
+    changed |= memcmp(&v[i], &have[i], sizeof(float)) != 0;
+  }
+  if (changed) memcpy(trs_field(ty_transform_write(T, xf), kind), v, sizeof(float) * (size_t)n);
+}
+
+/* The transforms' pull hook: every live local table, read back before a sync. */
+static void pull_all(void *user) {
+  ty_lctx *ctx = user;
+  if (!ctx->local_count) return;
+  lua_State *L = ctx->L;
+  luaL_checkstack(L, 8, "reading local transforms");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
+  int list = lua_gettop(L);
+  for (uint32_t k = 0; k < ctx->local_count; k++) {
+    lua_rawgeti(L, list, (lua_Integer)k + 1);
+    pull_table(L, ctx->world, ctx->local_refs[k].go, ctx->local_refs[k].kind);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+/* Reads back the local tables of id and of each of its ancestors: what its world values
+ * depend on. */
+static void pull_chain(lua_State *L, ty_id id) {
+  ty_lctx *ctx = ty_lctx_get(L);
+  int list = 0;
+  for (; id; id = ty_object_parent(ctx->world, id)) {
+    ty_go *g = ctx->gos[TY_ID_NUMBER(id)];
+    for (int kind = 0; g && kind < 3; kind++) {
+      if (!g->local[kind]) continue;
+      if (!list) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
+        list = lua_gettop(L);
+      }
+      lua_rawgeti(L, list, g->local[kind]);
+      pull_table(L, ctx->world, g, kind);
+      lua_pop(L, 1);
+    }
+  }
+  if (list) lua_pop(L, 1);
+}
+
+/* Pushes the local table of kind for the GameObject g at go_idx, making it on first use. */
+static void push_local(lua_State *L, int go_idx, ty_go *g, int kind) {
+  if (lua_getiuservalue(L, go_idx, UV_VIEWS + kind) != LUA_TNIL) return;
+  lua_pop(L, 1);
+  ty_lctx *ctx = ty_lctx_get(L);
+  ty_transforms *T = ty_world_transforms(ctx->world);
+  ty_push_local(L, trs_field((ty_trs *)ty_transform_local(T, ty_object_transform(ctx->world, g->id)), kind),
+                LOCAL_N[kind]);
+  lua_pushvalue(L, -1);
+  lua_setiuservalue(L, go_idx, UV_VIEWS + kind);
+  if (ctx->local_count == ctx->local_cap) {
+    uint32_t cap = ctx->local_cap ? ctx->local_cap * 2 : 256;
+    ty_local_ref *refs = TY_REALLOC(ctx->local_refs, cap * sizeof *refs);
+    if (!refs) luaL_error(L, "out of memory");
+    ctx->local_refs = refs;
+    ctx->local_cap = cap;
+  }
+  ctx->local_refs[ctx->local_count] = (ty_local_ref){g, (uint8_t)kind};
+  g->local[kind] = ++ctx->local_count;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
+  lua_pushvalue(L, -2);
+  lua_rawseti(L, -2, g->local[kind]);
+  lua_pop(L, 1);
+}
+
+/* Takes g's table of kind off the locals list (the last entry moves into its slot). */
+static void drop_local(lua_State *L, ty_go *g, int kind) {
+  uint32_t slot = g->local[kind];
+  if (!slot) return;
+  ty_lctx *ctx = ty_lctx_get(L);
+  uint32_t last = ctx->local_count--;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
+  if (slot != last) {
+    ty_local_ref moved = ctx->local_refs[last - 1];
+    ctx->local_refs[slot - 1] = moved;
+    moved.go->local[moved.kind] = slot;
+    lua_rawgeti(L, -1, last);
+    lua_rawseti(L, -2, slot);
+  }
+  lua_pushnil(L);
+  lua_rawseti(L, -2, last);
+  lua_pop(L, 1);
+  g->local[kind] = 0;
+}
+
+/* Writes v into g's local kind: the transform, and the table when Lua has one. */
+static void set_local(lua_State *L, ty_go *g, int go_idx, int kind, const float *v) {
+  ty_world *W = world_of(L);
+  ty_trs *t = ty_transform_write(ty_world_transforms(W), ty_object_transform(W, g->id));
+  memcpy(trs_field(t, kind), v, sizeof(float) * (size_t)LOCAL_N[kind]);
+  if (!g->local[kind]) return;
+  lua_getiuservalue(L, go_idx, UV_VIEWS + kind);
+  for (int i = 0; i < LOCAL_N[kind]; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_setfield(L, -2, AXES[i]);
+  }
+  lua_pop(L, 1);
+}
+
 /* Forgets the Lua side of object id as its id goes stale: its GameObject leaves the objects
  * map, and its cached transform views are remembered (weakly) with its name, so a view kept
  * past the object's end still names it in the error it raises. */
@@ -84,12 +252,16 @@ static void forget_object(lua_State *L, ty_id id) {
   int objects = lua_gettop(L);
   if (lua_rawgeti(L, objects, TY_ID_NUMBER(id)) == LUA_TUSERDATA) {
     int go = lua_gettop(L);
+    ty_go *g = lua_touserdata(L, go);
+    for (int kind = 0; kind < 3; kind++) drop_local(L, g, kind);
+    ty_lctx_get(L)->gos[TY_ID_NUMBER(id)] = NULL;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
     for (int uv = UV_VIEWS; uv < UV_FIELDS; uv++) {
       if (lua_getiuservalue(L, go, uv) == LUA_TNIL) {
         lua_pop(L, 1);
         continue;
       }
+      if (lua_istable(L, -1)) ty_kill_local(L, -1);
       lua_getiuservalue(L, go, UV_NAME);
       lua_rawset(L, -3);
     }
@@ -506,42 +678,46 @@ static void push_tags(lua_State *L, ty_id id) {
 
 /* ---- transform access ---- */
 
-/* The error for a view whose owner is gone. The view is an argument of the running C
- * function, so its userdata is on the stack: that finds the name forget_object kept. */
-static int dead_view_error(lua_State *L, const ty_vec *u) {
-  const char *name = NULL;
+/* The error for a view or dead local table (at idx) whose owner is gone, naming the owner
+ * forget_object remembered. */
+int ty_dead_view_error(lua_State *L, int idx) {
+  idx = lua_absindex(L, idx);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
-  int views = lua_gettop(L);
-  for (int i = 1; i < views && !name; i++) {
-    if (lua_touserdata(L, i) != u) continue;
-    lua_pushvalue(L, i);
-    lua_rawget(L, views);
-    name = lua_tostring(L, -1);
-  }
-  return luaL_error(L, "GameObject '%s' (id %I) was destroyed; its transform can no longer be used",
-                    name ? name : "?", (lua_Integer)u->owner);
+  lua_pushvalue(L, idx);
+  lua_rawget(L, -2);
+  const char *name = lua_tostring(L, -1);
+  lua_Integer id = 0;
+  if (lua_type(L, idx) == LUA_TUSERDATA) id = ((ty_vec *)lua_touserdata(L, idx))->owner;
+  if (id)
+    return luaL_error(L, "GameObject '%s' (id %I) was destroyed; its transform can no longer be used",
+                      name ? name : "?", id);
+  return luaL_error(L, "GameObject '%s' was destroyed; its transform can no longer be used", name ? name : "?");
+}
+
+/* The view is an argument of the running C function, so its userdata is on the stack. */
+static int dead_view_error(lua_State *L, const ty_vec *u) {
+  for (int i = 1; i <= lua_gettop(L); i++)
+    if (lua_touserdata(L, i) == u) return ty_dead_view_error(L, i);
+  return luaL_error(L, "GameObject (id %I) was destroyed; its transform can no longer be used", (lua_Integer)u->owner);
 }
 
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
   ty_world *W = world_of(L);
   if (!ty_object_alive(W, u->owner)) dead_view_error(L, u);
+  if (write) luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");
+  pull_chain(L, u->owner);
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, u->owner);
-  if (u->view >= TY_VIEW_WORLD_POSITION && write)
-    luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");
   switch ((ty_view_kind)u->view) {
-    case TY_VIEW_POSITION: return write ? ty_transform_write(T, xf)->pos : (float *)ty_transform_local(T, xf)->pos;
-    case TY_VIEW_ROTATION: return write ? ty_transform_write(T, xf)->rot : (float *)ty_transform_local(T, xf)->rot;
-    case TY_VIEW_SCALE: return write ? ty_transform_write(T, xf)->scale : (float *)ty_transform_local(T, xf)->scale;
-    case TY_VIEW_WORLD_POSITION: ty_transform_world_position(T, xf, u->v); return u->v;
-    case TY_VIEW_WORLD_ROTATION: ty_transform_world_rotation(T, xf, u->v); return u->v;
-    case TY_VIEW_WORLD_SCALE: ty_transform_world_scale(T, xf, u->v); return u->v;
-    case TY_VIEW_NONE: break;
+    case TY_VIEW_WORLD_POSITION: ty_transform_world_position(T, xf, u->v); break;
+    case TY_VIEW_WORLD_ROTATION: ty_transform_world_rotation(T, xf, u->v); break;
+    case TY_VIEW_WORLD_SCALE: ty_transform_world_scale(T, xf, u->v); break;
+    default: break;
   }
   return u->v;
 }
 
-/* Pushes the cached view of kind for the GameObject at idx, creating it once. */
+/* Pushes the cached world view of kind for the GameObject at idx, creating it once. */
 static void push_view(lua_State *L, int idx, ty_id id, ty_view_kind kind) {
   int uv = UV_VIEWS + (int)kind - TY_VIEW_POSITION;
   if (lua_getiuservalue(L, idx, uv) != LUA_TNIL) return;
@@ -551,16 +727,16 @@ static void push_view(lua_State *L, int idx, ty_id id, ty_view_kind kind) {
   lua_setiuservalue(L, idx, uv);
 }
 
-static const float *world_matrix(lua_State *L, ty_id id) {
-  ty_world *W = world_of(L);
-  return ty_transform_world(ty_world_transforms(W), ty_object_transform(W, id));
+/* The transform of id with its world values current: its chain's local tables read back. */
+static uint32_t current_transform(lua_State *L, ty_id id) {
+  pull_chain(L, id);
+  return ty_object_transform(world_of(L), id);
 }
 
 static int get_world_into(lua_State *L, ty_view_kind kind) {
   ty_id id = ty_check_gameobject(L, 1);
-  ty_world *W = world_of(L);
-  ty_transforms *T = ty_world_transforms(W);
-  uint32_t xf = ty_object_transform(W, id);
+  ty_transforms *T = ty_world_transforms(world_of(L));
+  uint32_t xf = current_transform(L, id);
   float v[4];
   if (kind == TY_VIEW_WORLD_ROTATION) ty_transform_world_rotation(T, xf, v);
   else if (kind == TY_VIEW_WORLD_SCALE) ty_transform_world_scale(T, xf, v);
@@ -570,9 +746,8 @@ static int get_world_into(lua_State *L, ty_view_kind kind) {
     else ty_push_vec3(L, v[0], v[1], v[2]);
     return 1;
   }
-  ty_vec *out = kind == TY_VIEW_WORLD_ROTATION ? ty_check_quat(L, 2) : ty_check_vec3(L, 2);
-  float *dst = out->view == TY_VIEW_NONE ? out->v : ty_view_resolve(L, out, true);
-  memcpy(dst, v, sizeof(float) * (kind == TY_VIEW_WORLD_ROTATION ? 4 : 3));
+  if (kind == TY_VIEW_WORLD_ROTATION) ty_write_quat(L, 2, v);
+  else ty_write_vec3(L, 2, v);
   lua_settop(L, 2);
   return 1;
 }
@@ -580,6 +755,10 @@ static int get_world_into(lua_State *L, ty_view_kind kind) {
 static int go_getWorldPosition(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_POSITION); }
 static int go_getWorldRotation(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_ROTATION); }
 static int go_getWorldScale(lua_State *L) { return get_world_into(L, TY_VIEW_WORLD_SCALE); }
+
+static const float *world_matrix(lua_State *L, ty_id id) {
+  return ty_transform_world(ty_world_transforms(world_of(L)), current_transform(L, id));
+}
 
 static int go_localToWorld(lua_State *L) {
   ty_push_mat4(L, world_matrix(L, ty_check_gameobject(L, 1)));
@@ -596,37 +775,35 @@ static int go_localToWorldInto(lua_State *L) {
 
 static int go_worldToLocal(lua_State *L) {
   ty_id id = ty_check_gameobject(L, 1);
-  ty_world *W = world_of(L);
-  ty_push_mat4(L, ty_transform_world_inverse(ty_world_transforms(W), ty_object_transform(W, id)));
+  ty_push_mat4(L, ty_transform_world_inverse(ty_world_transforms(world_of(L)), current_transform(L, id)));
   return 1;
 }
 
-/* Copies a Vec3/Quat (or {x=,y=,z=[,w=]} table) at idx into the local TRS field. A wrong
- * value raises a bad argument error for argument arg (GameObject.new's table), or a plain
- * error naming the field when arg is 0 (an assignment). */
-static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind, int arg) {
-  static const char *const fields[] = {"position", "rotation", "scale"};
-  const char *field = fields[kind - TY_VIEW_POSITION];
-  const char *type = kind == TY_VIEW_ROTATION ? TY_QUAT : TY_VEC3;
-  int n = kind == TY_VIEW_ROTATION ? 4 : 3;
+/* Copies a Vec3/Quat (any form) or {x=,y=,z=[,w=]} table at idx into local kind of the
+ * GameObject at go_idx. A wrong value raises a bad argument error for argument arg
+ * (GameObject.new's table), or a plain error naming the field when arg is 0 (an
+ * assignment); nothing is written then. */
+static void assign_trs(lua_State *L, int go_idx, int idx, int kind, int arg) {
+  const char *field = LOCAL_NAMES[kind];
+  const char *type = kind == 1 ? TY_QUAT : TY_VEC3;
+  int n = LOCAL_N[kind];
   float v[4];
   const char *bad = NULL;
-  if (lua_istable(L, idx)) {
+  if (kind == 1 ? ty_is_quat(L, idx) : ty_is_vec3(L, idx)) {
+    if (kind == 1) ty_read_quat(L, idx, v);
+    else ty_read_vec3(L, idx, v);
+  } else if (lua_istable(L, idx)) {
     /* {x=, y=, z=[, w=]} or {x, y, z[, w]} */
-    static const char *const keys[4] = {"x", "y", "z", "w"};
     for (int i = 0; i < n && !bad; i++) {
-      if (lua_getfield(L, idx, keys[i]) == LUA_TNIL) {
+      if (lua_getfield(L, idx, AXES[i]) == LUA_TNIL) {
         lua_pop(L, 1);
         lua_rawgeti(L, idx, i + 1);
       }
       int ok;
       v[i] = (float)lua_tonumberx(L, -1, &ok);
       lua_pop(L, 1);
-      if (!ok) bad = lua_pushfstring(L, "%s table needs a number for '%s'", field, keys[i]);
+      if (!ok) bad = lua_pushfstring(L, "%s table needs a number for '%s'", field, AXES[i]);
     }
-  } else if (luaL_testudata(L, idx, type)) {
-    if (kind == TY_VIEW_ROTATION) ty_read_quat(L, idx, v);
-    else ty_read_vec3(L, idx, v);
   } else {
     bad = lua_pushfstring(L, "%s must be a %s or a table, got %s", field, type, luaL_typename(L, idx));
   }
@@ -635,81 +812,86 @@ static void assign_trs(lua_State *L, ty_id id, int idx, ty_view_kind kind, int a
     luaL_error(L, "GameObject.%s", bad);
   }
   /* Written only once read: reading a view may bring other transforms up to date. */
-  ty_world *W = world_of(L);
-  ty_trs *t = ty_transform_write(ty_world_transforms(W), ty_object_transform(W, id));
-  float *dst = kind == TY_VIEW_POSITION ? t->pos : kind == TY_VIEW_ROTATION ? t->rot : t->scale;
-  memcpy(dst, v, sizeof(float) * (size_t)n);
+  set_local(L, lua_touserdata(L, go_idx), go_idx, kind, v);
 }
 
 /* ---- GameObject metamethods ---- */
 
-static ty_view_kind view_for_key(const char *k, size_t len) {
-  switch (len) {
-    case 5: return strcmp(k, "scale") == 0 ? TY_VIEW_SCALE : TY_VIEW_NONE;
-    case 8:
-      if (strcmp(k, "position") == 0) return TY_VIEW_POSITION;
-      if (strcmp(k, "rotation") == 0) return TY_VIEW_ROTATION;
-      return TY_VIEW_NONE;
-    case 10: return strcmp(k, "worldScale") == 0 ? TY_VIEW_WORLD_SCALE : TY_VIEW_NONE;
-    case 13:
-      if (strcmp(k, "worldPosition") == 0) return TY_VIEW_WORLD_POSITION;
-      if (strcmp(k, "worldRotation") == 0) return TY_VIEW_WORLD_ROTATION;
-      return TY_VIEW_NONE;
-    default: return TY_VIEW_NONE;
-  }
+/* What a key of a GameObject names: go_index and go_newindex look it up in one table
+ * (their upvalue 4) instead of comparing strings; 0 is a field the game stored. */
+enum {
+  F_GAME = 0,
+  F_POSITION, F_ROTATION, F_SCALE, /* in TY_VIEW_* order */
+  F_WORLD_POSITION, F_WORLD_ROTATION, F_WORLD_SCALE,
+  F_NAME, F_ID, F_ENABLED, F_PARENT, F_CHILDREN, F_TAGS, F_SCENE, F_DESTROYED,
+  F_COUNT
+};
+static const char *const FIELD_NAMES[F_COUNT] = {
+    NULL, "position", "rotation", "scale", "worldPosition", "worldRotation", "worldScale",
+    "name", "id", "enabled", "parent", "children", "tags", "scene", "destroyed"};
+
+/* The field code of key 2 (F_GAME for anything else, and for non-string keys). The
+ * hottest key is found by one raw comparison with upvalue 3, "position": short strings are
+ * interned, so that compares two pointers. */
+static int field_code(lua_State *L) {
+  if (lua_rawequal(L, 2, lua_upvalueindex(3))) return F_POSITION;
+  if (lua_type(L, 2) != LUA_TSTRING) return F_GAME;
+  lua_pushvalue(L, 2);
+  int code = lua_rawget(L, lua_upvalueindex(4)) == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : F_GAME;
+  lua_pop(L, 1);
+  return code;
+}
+
+/* Argument 1 of __index/__newindex, which Lua passes a GameObject unless someone took the
+ * function out of the metatable: a size and a magic number tell, without a metatable
+ * lookup. Upvalues: 1 the GameObject metatable, 2 the methods table (tycho.GameObject),
+ * 3 the string "position", 4 the field codes. */
+static ty_go *go_self(lua_State *L) {
+  ty_go *g = lua_touserdata(L, 1);
+  if (g && lua_rawlen(L, 1) == sizeof *g && g->magic == TY_GO_MAGIC) return g; /* light userdata: length 0 */
+  luaL_typeerror(L, 1, TY_GAMEOBJECT);
+  return NULL;
 }
 
 static int go_index(lua_State *L) {
-  ty_go *g = go_ud(L, 1);
-  size_t len;
-  /* Only string keys name fields: lua_tolstring would turn a number key into a string. */
-  const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &len) : NULL;
-  if (k) {
-    ty_view_kind view = view_for_key(k, len);
-    if (view != TY_VIEW_NONE) {
-      ty_check_gameobject(L, 1);
-      push_view(L, 1, g->id, view);
-      return 1;
-    }
-    /* Methods next: they are the common case after the transform. Each checks its object. */
-    if (luaL_getmetafield(L, 1, "__methods") && lua_getfield(L, -1, k) != LUA_TNIL) return 1;
-    lua_settop(L, 2);
-    if (strcmp(k, "destroyed") == 0) { /* the one field a destroyed object still answers */
-      lua_pushboolean(L, ty_object_destroyed(world_of(L), g->id));
-      return 1;
-    }
+  ty_go *g = go_self(L);
+  ty_lctx *ctx = ty_lctx_get(L);
+  ty_world *W = ctx->world;
+  int code = field_code(L);
+  if (code == F_POSITION && ty_object_alive(W, g->id)) { /* the hot path, first */
+    push_local(L, 1, g, 0);
+    return 1;
   }
-  ty_id id = ty_check_gameobject(L, 1);
-  if (k) {
-    ty_world *W = world_of(L);
-    if (strcmp(k, "id") == 0) {
-      lua_pushinteger(L, id);
+  if (code == F_GAME && lua_type(L, 2) == LUA_TSTRING) {
+    /* Methods next: each checks its object itself. */
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(2)) != LUA_TNIL) return 1;
+    lua_pop(L, 1);
+  }
+  if (code == F_DESTROYED) { /* the one field a destroyed object still answers */
+    lua_pushboolean(L, ty_object_destroyed(W, g->id));
+    return 1;
+  }
+  if (!ty_object_alive(W, g->id)) return go_dead_error(L, 1, g->id);
+  switch (code) {
+    case F_POSITION:
+    case F_ROTATION:
+    case F_SCALE: push_local(L, 1, g, code - F_POSITION); return 1;
+    case F_WORLD_POSITION:
+    case F_WORLD_ROTATION:
+    case F_WORLD_SCALE:
+      /* Reading go.worldPosition reads it: brought up to date now, as stats count it. */
+      push_view(L, 1, g->id, (ty_view_kind)(TY_VIEW_POSITION + code - F_POSITION));
+      ty_view_resolve(L, lua_touserdata(L, -1), false);
       return 1;
-    }
-    if (strcmp(k, "name") == 0) {
-      lua_getiuservalue(L, 1, UV_NAME);
-      return 1;
-    }
-    if (strcmp(k, "enabled") == 0) {
-      lua_pushboolean(L, ty_object_enabled(W, id));
-      return 1;
-    }
-    if (strcmp(k, "parent") == 0) {
-      ty_push_gameobject(L, ty_object_parent(W, id));
-      return 1;
-    }
-    if (strcmp(k, "children") == 0) {
-      push_children(L, id);
-      return 1;
-    }
-    if (strcmp(k, "tags") == 0) {
-      push_tags(L, id);
-      return 1;
-    }
-    if (strcmp(k, "scene") == 0) {
-      push_scene_of(L, ty_object_scene(W, id));
-      return 1;
-    }
+    case F_NAME: lua_getiuservalue(L, 1, UV_NAME); return 1;
+    case F_ID: lua_pushinteger(L, g->id); return 1;
+    case F_ENABLED: lua_pushboolean(L, ty_object_enabled(W, g->id)); return 1;
+    case F_PARENT: ty_push_gameobject(L, ty_object_parent(W, g->id)); return 1;
+    case F_CHILDREN: push_children(L, g->id); return 1;
+    case F_TAGS: push_tags(L, g->id); return 1;
+    case F_SCENE: push_scene_of(L, ty_object_scene(W, g->id)); return 1;
+    default: break;
   }
   /* Anything else is a field the game stored on the object. */
   if (lua_getiuservalue(L, 1, UV_FIELDS) == LUA_TNIL) return 1;
@@ -719,34 +901,31 @@ static int go_index(lua_State *L) {
 }
 
 static int go_newindex(lua_State *L) {
-  ty_id id = ty_check_gameobject(L, 1);
-  size_t len;
-  const char *k = lua_type(L, 2) == LUA_TSTRING ? lua_tolstring(L, 2, &len) : NULL;
-  if (k) {
-    ty_view_kind view = view_for_key(k, len);
-    if (view >= TY_VIEW_WORLD_POSITION)
-      return luaL_error(L, "GameObject.%s is read-only: set position, rotation or scale", k);
-    if (view != TY_VIEW_NONE) {
-      assign_trs(L, id, 3, view, 0);
-      return 0;
-    }
-    if (strcmp(k, "name") == 0) {
+  ty_go *g = go_self(L);
+  ty_lctx *ctx = ty_lctx_get(L);
+  if (!ty_object_alive(ctx->world, g->id)) return go_dead_error(L, 1, g->id);
+  int code = field_code(L);
+  switch (code) {
+    case F_POSITION:
+    case F_ROTATION:
+    case F_SCALE: assign_trs(L, 1, 3, code - F_POSITION, 0); return 0;
+    case F_WORLD_POSITION:
+    case F_WORLD_ROTATION:
+    case F_WORLD_SCALE:
+      return luaL_error(L, "GameObject.%s is read-only: set position, rotation or scale", FIELD_NAMES[code]);
+    case F_NAME:
       luaL_checkstring(L, 3);
       lua_pushvalue(L, 3);
       lua_setiuservalue(L, 1, UV_NAME);
       return 0;
-    }
-    if (strcmp(k, "enabled") == 0) {
-      ty_object_set_enabled(world_of(L), id, lua_toboolean(L, 3));
-      return 0;
-    }
-    if (strcmp(k, "parent") == 0) {
-      set_parent_or_error(L, id, lua_isnil(L, 3) ? 0 : ty_check_gameobject(L, 3));
-      return 0;
-    }
-    if (strcmp(k, "id") == 0 || strcmp(k, "children") == 0 || strcmp(k, "tags") == 0 ||
-        strcmp(k, "scene") == 0 || strcmp(k, "destroyed") == 0)
-      return luaL_error(L, "GameObject.%s is read-only", k);
+    case F_ENABLED: ty_object_set_enabled(ctx->world, g->id, lua_toboolean(L, 3)); return 0;
+    case F_PARENT: set_parent_or_error(L, g->id, lua_isnil(L, 3) ? 0 : ty_check_gameobject(L, 3)); return 0;
+    case F_ID:
+    case F_CHILDREN:
+    case F_TAGS:
+    case F_SCENE:
+    case F_DESTROYED: return luaL_error(L, "GameObject.%s is read-only", FIELD_NAMES[code]);
+    default: break;
   }
   if (lua_getiuservalue(L, 1, UV_FIELDS) == LUA_TNIL) {
     lua_pop(L, 1);
@@ -773,9 +952,9 @@ static int go_eq(lua_State *L) {
   return 1;
 }
 
-/* Applies a {x=,y=,z=} / Vec3 option if present. */
-static void apply_trs_option(lua_State *L, int opts, const char *key, ty_id id, ty_view_kind kind) {
-  if (lua_getfield(L, opts, key) != LUA_TNIL) assign_trs(L, id, lua_gettop(L), kind, opts);
+/* Applies a {x=,y=,z=} / Vec3 option if present to the GameObject at go_idx. */
+static void apply_trs_option(lua_State *L, int opts, const char *key, int go_idx, int kind) {
+  if (lua_getfield(L, opts, key) != LUA_TNIL) assign_trs(L, go_idx, lua_gettop(L), kind, opts);
   lua_pop(L, 1);
 }
 
@@ -789,9 +968,9 @@ static int go_new(lua_State *L) {
     ty_id id = new_gameobject(L, name);
     int go = lua_gettop(L);
     ty_world *W = world_of(L);
-    apply_trs_option(L, 1, "position", id, TY_VIEW_POSITION);
-    apply_trs_option(L, 1, "rotation", id, TY_VIEW_ROTATION);
-    apply_trs_option(L, 1, "scale", id, TY_VIEW_SCALE);
+    apply_trs_option(L, 1, "position", go, 0);
+    apply_trs_option(L, 1, "rotation", go, 1);
+    apply_trs_option(L, 1, "scale", go, 2);
     if (lua_getfield(L, 1, "tags") == LUA_TTABLE) {
       for (lua_Integer i = 1; lua_rawgeti(L, -1, i) != LUA_TNIL; i++) {
         if (!lua_isstring(L, -1)) return luaL_argerror(L, 1, "tags must be strings");
@@ -1238,7 +1417,6 @@ void ty_scene_run_tick(lua_State *L, int scene_idx, double dt) {
   refresh_hooks(L);
   lua_pushnumber(L, dt);
   run_section(L, scene_idx, ls, tick_body, lua_gettop(L));
-  ty_transforms_sync(ty_world_transforms(world_of(L)));
   lua_settop(L, top);
 }
 
@@ -1316,6 +1494,13 @@ static int stats_reset(lua_State *L) {
   return 0;
 }
 
+/* tycho._syncTransforms(): the sync a rendered frame runs (every local table read back,
+ * then every touched subtree brought up to date), for specs and benchmarks. */
+static int sync_transforms(lua_State *L) {
+  ty_transforms_sync(ty_world_transforms(world_of(L)));
+  return 0;
+}
+
 static int stats_objects(lua_State *L) {
   lua_pushinteger(L, ty_world_count(world_of(L)));
   return 1;
@@ -1334,6 +1519,8 @@ static int ctx_gc(lua_State *L) {
   ty_lctx **pp = lua_touserdata(L, 1);
   if (*pp) {
     ty_world_destroy((*pp)->world);
+    TY_FREE((*pp)->local_refs);
+    TY_FREE((*pp)->gos);
     TY_FREE(*pp);
     *pp = NULL;
     *(ty_lctx **)lua_getextraspace(L) = NULL;
@@ -1364,6 +1551,10 @@ void ty_open_scene(lua_State *L) {
   memset(*pp, 0, sizeof **pp);
   ty_lctx *ctx = *pp;
   ctx->world = ty_world_create();
+  lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+  ctx->L = lua_tothread(L, -1);
+  lua_pop(L, 1);
+  ty_transforms_set_pull(ty_world_transforms(ctx->world), pull_all, ctx);
   *(ty_lctx **)lua_getextraspace(L) = ctx;
   lua_newtable(L);
   lua_pushcfunction(L, ctx_gc);
@@ -1387,9 +1578,10 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   ctx->dead_views = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_newtable(L);
+  ctx->locals = luaL_ref(L, LUA_REGISTRYINDEX);
 
-  static const luaL_Reg go_meta[] = {
-      {"__index", go_index}, {"__newindex", go_newindex}, {"__tostring", go_tostring}, {"__eq", go_eq}, {NULL, NULL}};
+  static const luaL_Reg go_meta[] = {{"__tostring", go_tostring}, {"__eq", go_eq}, {NULL, NULL}};
   static const luaL_Reg go_methods[] = {
       {"new", go_new},
       {"addComponent", go_addComponent},
@@ -1412,6 +1604,28 @@ void ty_open_scene(lua_State *L) {
       {NULL, NULL}};
   lua_pushvalue(L, tycho);
   new_class(L, TY_GAMEOBJECT, go_meta, go_methods, "GameObject");
+  /* __index and __newindex close over the metatable, the methods table, "position" and
+   * the field codes. */
+  luaL_getmetatable(L, TY_GAMEOBJECT);
+  int go_mt = lua_gettop(L);
+  lua_getfield(L, go_mt, "__methods");
+  lua_createtable(L, 0, F_COUNT);
+  for (int f = 1; f < F_COUNT; f++) {
+    lua_pushstring(L, FIELD_NAMES[f]);
+    lua_pushinteger(L, f);
+    lua_rawset(L, -3);
+  }
+  static const struct { const char *name; lua_CFunction fn; } go_access[] = {
+      {"__index", go_index}, {"__newindex", go_newindex}};
+  for (int i = 0; i < 2; i++) {
+    lua_pushvalue(L, go_mt);
+    lua_pushvalue(L, go_mt + 1);
+    lua_pushliteral(L, "position");
+    lua_pushvalue(L, go_mt + 2);
+    lua_pushcclosure(L, go_access[i].fn, 4);
+    lua_setfield(L, go_mt, go_access[i].name);
+  }
+  lua_settop(L, go_mt - 1);
 
   static const luaL_Reg scene_meta[] = {{"__index", scene_index},
                                         {"__newindex", scene_newindex},
@@ -1446,6 +1660,8 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, tycho, "stats");
   lua_pushcfunction(L, class_changed);
   lua_setfield(L, tycho, "_classChanged");
+  lua_pushcfunction(L, sync_transforms);
+  lua_setfield(L, tycho, "_syncTransforms");
   lua_pushcfunction(L, set_tracker);
   lua_setfield(L, tycho, "_setTracker");
 }

@@ -19,6 +19,12 @@ typedef struct ty_lctx {
   int objects;          /* registry ref: entity number -> GameObject userdata */
   int scenes;           /* registry ref: weak map lightuserdata(ty_scene) -> Scene userdata */
   int dead_views;       /* registry ref: weak map transform view -> name of its destroyed owner */
+  lua_State *L;         /* the main thread: the transforms' pull hook reads tables through it */
+  int locals;           /* registry ref: array of every live local position/rotation/scale table */
+  struct ty_local_ref *local_refs; /* parallel to locals: whose table each is */
+  uint32_t local_count, local_cap;
+  struct ty_go **gos;   /* entity number -> its GameObject userdata (NULL once forgotten) */
+  uint32_t gos_cap;
   uint32_t class_epoch; /* bumped whenever a component class is declared again or grows */
   uint32_t hooks_epoch; /* the epoch every component's hook mask was computed at */
 } ty_lctx;

@@ -263,11 +263,35 @@ describe("GameObject transforms", function()
     it("a tick with nothing moving rebuilds nothing", function()
       local scene = Scene.new()
       local go = scene:add(GameObject.new("a"))
+      local still = scene:add(GameObject.new("still"))
+      still.position.x = 2 -- a position table Lua holds, read back at every sync
       scene:update(0.1)
+      tycho._syncTransforms() -- builds them, and whatever earlier specs left unbuilt
       tycho.stats.reset()
       scene:update(0.1)
-      local _ = go.worldPosition.x -- a field read resolves the view
+      tycho._syncTransforms()
+      local _ = go.worldPosition.x + still.worldPosition.x
       assert.same({ localRebuilds = 0, worldRebuilds = 0 }, stats())
+    end)
+
+    it("reading a moved leaf's world position is one world rebuild", function()
+      local scene = Scene.new()
+      local root = scene:add(GameObject.new("root"))
+      local leaf = GameObject.new("leaf")
+      root:addChild(leaf)
+      scene:update(1 / 60)
+      local _ = leaf.worldPosition.x
+      tycho.stats.reset()
+      leaf.position.x = 3
+      local wp = leaf.worldPosition -- reading the field reads the value
+      assert.same({ localRebuilds = 1, worldRebuilds = 1 }, stats())
+      assert.equals(3, wp.x)
+      assert.same({ localRebuilds = 1, worldRebuilds = 1 }, stats(), "reading it again rebuilds nothing")
+      tycho.stats.reset()
+      leaf.position.x = 4
+      scene:update(1 / 60)
+      assert.equals(4, leaf:getWorldPosition().x)
+      assert.same({ localRebuilds = 1, worldRebuilds = 1 }, stats(), "a tick between changes nothing")
     end)
   end)
 end)
