@@ -273,6 +273,19 @@ static int vec3_newindex(lua_State *L) { return vec_newindex(L, 3, TY_VEC3); }
 static int quat_index(lua_State *L) { return vec_index(L, 4, TY_QUAT); }
 static int quat_newindex(lua_State *L) { return vec_newindex(L, 4, TY_QUAT); }
 
+/* set on a local table, the per-frame way to move an object, is Lua: a C call (or a call
+ * of type() per component) would cost more than the stores it makes. Missing components
+ * are 0 (w: 1). Like a field store, a value that is not a number is refused when the table
+ * is read back. */
+static const char LOCAL_SET[] =
+    "return function(p, x, y, z)\n"
+    "  p.x, p.y, p.z = x or 0, y or 0, z or 0\n"
+    "  return p\n"
+    "end, function(p, x, y, z, w)\n"
+    "  p.x, p.y, p.z, p.w = x or 0, y or 0, z or 0, w or 1\n"
+    "  return p\n"
+    "end\n";
+
 /* A dead local table has no fields left, so every read, write and method lands here. */
 static int dead_access(lua_State *L) { return ty_dead_view_error(L, 1); }
 
@@ -691,13 +704,27 @@ static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg
  * table speed): the same methods and operators as the userdata form, under the same
  * __name. The methods table is on top of the stack and is popped. */
 static void open_local(lua_State *L, const char *tname, void *key, const luaL_Reg *meta) {
+  int methods = lua_gettop(L);
   lua_newtable(L);
+  int mt = methods + 1;
   luaL_setfuncs(L, meta, 0);
   lua_pushstring(L, tname);
-  lua_setfield(L, -2, "__name");
-  lua_insert(L, -2);
-  lua_setfield(L, -2, "__index");
+  lua_setfield(L, mt, "__name");
+  /* The type's methods, with set replaced by one that needs no form check. */
+  lua_newtable(L);
+  lua_pushnil(L);
+  while (lua_next(L, methods)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, mt + 1);
+  }
+  if (luaL_loadbufferx(L, LOCAL_SET, sizeof LOCAL_SET - 1, "=local set", "t") != LUA_OK) lua_error(L);
+  lua_call(L, 0, 2);
+  lua_remove(L, strcmp(tname, TY_QUAT) == 0 ? -2 : -1);
+  lua_setfield(L, mt + 1, "set");
+  lua_setfield(L, mt, "__index");
   lua_rawsetp(L, LUA_REGISTRYINDEX, key);
+  lua_settop(L, methods - 1);
 }
 
 /* The metatable a local table takes when its GameObject is destroyed. */

@@ -106,6 +106,7 @@ static ty_id new_gameobject(lua_State *L, const char *name) {
 
 typedef struct ty_local_ref {
   struct ty_go *go; /* the GameObject userdata (alive while in the objects map) */
+  uint32_t xf;      /* its transform, fixed for the object's life */
   uint8_t kind;     /* 0 position, 1 rotation, 2 scale */
 } ty_local_ref;
 
@@ -125,21 +126,23 @@ static void refuse_field(lua_State *L, int table, ty_go *g, int kind, int axis, 
   lua_setfield(L, table, AXES[axis]);
 }
 
-/* Reads the local table on top of the stack into g's transform, writing only what changed
- * (bitwise, as the transforms compare), so an unchanged table costs no rebuild. */
-static void pull_table(lua_State *L, ty_world *W, ty_go *g, int kind) {
-  ty_transforms *T = ty_world_transforms(W);
-  uint32_t xf = ty_object_transform(W, g->id);
+/* Reads the local table on top of the stack into transform xf (g's), writing only what
+ * changed (bitwise, as the transforms compare), so an unchanged table costs no rebuild. The
+ * four axis names sit at stack slots keys..keys+3, so a field costs a raw get. */
+static void pull_table(lua_State *L, ty_transforms *T, uint32_t xf, ty_go *g, int kind, int keys) {
   const float *have = trs_field((ty_trs *)ty_transform_local(T, xf), kind);
   int n = LOCAL_N[kind], table = lua_gettop(L);
   float v[4];
+  int isnum[4];
+  for (int i = 0; i < n; i++) {
+    lua_pushvalue(L, keys + i);
+    lua_rawget(L, table);
+  }
+  for (int i = 0; i < n; i++) v[i] = (float)lua_tonumberx(L, table + 1 + i, &isnum[i]);
+  lua_settop(L, table);
   bool changed = false;
   for (int i = 0; i < n; i++) {
-    int isnum;
-    lua_getfield(L, table, AXES[i]);
-    v[i] = (float)lua_tonumberx(L, -1, &isnum);
-    lua_pop(L, 1);
-    if (!isnum) {
+    if (!isnum[i]) {
       v[i] = have[i];
       refuse_field(L, table, g, kind, i, have[i]);
     }
@@ -148,41 +151,47 @@ static void pull_table(lua_State *L, ty_world *W, ty_go *g, int kind) {
   if (changed) memcpy(trs_field(ty_transform_write(T, xf), kind), v, sizeof(float) * (size_t)n);
 }
 
+/* Pushes the axis names and the locals list; returns the index of the first. */
+static int push_pull_state(lua_State *L, ty_lctx *ctx) {
+  luaL_checkstack(L, 12, "reading local transforms");
+  for (int i = 0; i < 4; i++) lua_pushstring(L, AXES[i]);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
+  return lua_gettop(L) - 4;
+}
+
 /* The transforms' pull hook: every live local table, read back before a sync. */
 static void pull_all(void *user) {
   ty_lctx *ctx = user;
   if (!ctx->local_count) return;
   lua_State *L = ctx->L;
-  luaL_checkstack(L, 8, "reading local transforms");
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
-  int list = lua_gettop(L);
+  int keys = push_pull_state(L, ctx), list = keys + 4;
+  ty_transforms *T = ty_world_transforms(ctx->world);
   for (uint32_t k = 0; k < ctx->local_count; k++) {
+    const ty_local_ref *r = &ctx->local_refs[k];
     lua_rawgeti(L, list, (lua_Integer)k + 1);
-    pull_table(L, ctx->world, ctx->local_refs[k].go, ctx->local_refs[k].kind);
+    pull_table(L, T, r->xf, r->go, r->kind, keys);
     lua_pop(L, 1);
   }
-  lua_pop(L, 1);
+  lua_settop(L, keys - 1);
 }
 
 /* Reads back the local tables of id and of each of its ancestors: what its world values
  * depend on. */
 static void pull_chain(lua_State *L, ty_id id) {
   ty_lctx *ctx = ty_lctx_get(L);
-  int list = 0;
+  ty_transforms *T = ty_world_transforms(ctx->world);
+  int keys = 0;
   for (; id; id = ty_object_parent(ctx->world, id)) {
     ty_go *g = ctx->gos[TY_ID_NUMBER(id)];
     for (int kind = 0; g && kind < 3; kind++) {
       if (!g->local[kind]) continue;
-      if (!list) {
-        lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
-        list = lua_gettop(L);
-      }
-      lua_rawgeti(L, list, g->local[kind]);
-      pull_table(L, ctx->world, g, kind);
+      if (!keys) keys = push_pull_state(L, ctx);
+      lua_rawgeti(L, keys + 4, g->local[kind]);
+      pull_table(L, T, ctx->local_refs[g->local[kind] - 1].xf, g, kind, keys);
       lua_pop(L, 1);
     }
   }
-  if (list) lua_pop(L, 1);
+  if (keys) lua_settop(L, keys - 1);
 }
 
 /* Pushes the local table of kind for the GameObject g at go_idx, making it on first use. */
@@ -202,7 +211,7 @@ static void push_local(lua_State *L, int go_idx, ty_go *g, int kind) {
     ctx->local_refs = refs;
     ctx->local_cap = cap;
   }
-  ctx->local_refs[ctx->local_count] = (ty_local_ref){g, (uint8_t)kind};
+  ctx->local_refs[ctx->local_count] = (ty_local_ref){g, ty_object_transform(ctx->world, g->id), (uint8_t)kind};
   g->local[kind] = ++ctx->local_count;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
   lua_pushvalue(L, -2);
