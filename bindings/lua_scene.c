@@ -43,7 +43,14 @@ static void push_objects(lua_State *L) { lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lc
 
 /* ---- GameObject userdata ---- */
 
-static ty_go *go_ud(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_GAMEOBJECT); }
+/* The GameObject at idx: a size and a magic number tell, without the registry lookup of
+ * luaL_checkudata (a Lua script cannot make a userdata of its own). */
+static ty_go *go_ud(lua_State *L, int idx) {
+  ty_go *g = lua_touserdata(L, idx);
+  if (g && lua_rawlen(L, idx) == sizeof *g && g->magic == TY_GO_MAGIC) return g; /* light userdata: length 0 */
+  luaL_typeerror(L, idx, TY_GAMEOBJECT);
+  return NULL;
+}
 
 static int go_dead_error(lua_State *L, int idx, ty_id id) {
   lua_getiuservalue(L, idx, UV_NAME);
@@ -127,17 +134,13 @@ static void refuse_field(lua_State *L, int table, ty_go *g, int kind, int axis, 
 }
 
 /* Reads the local table on top of the stack into transform xf (g's), writing only what
- * changed (bitwise, as the transforms compare), so an unchanged table costs no rebuild. The
- * four axis names sit at stack slots keys..keys+3, so a field costs a raw get. */
-static void pull_table(lua_State *L, ty_transforms *T, uint32_t xf, ty_go *g, int kind, int keys) {
+ * changed (bitwise, as the transforms compare), so an unchanged table costs no rebuild. */
+static void pull_table(lua_State *L, ty_transforms *T, uint32_t xf, ty_go *g, int kind) {
   const float *have = trs_field((ty_trs *)ty_transform_local(T, xf), kind);
   int n = LOCAL_N[kind], table = lua_gettop(L);
   float v[4];
   int isnum[4];
-  for (int i = 0; i < n; i++) {
-    lua_pushvalue(L, keys + i);
-    lua_rawget(L, table);
-  }
+  for (int i = 0; i < n; i++) lua_getfield(L, table, AXES[i]); /* raw: no field is missing */
   for (int i = 0; i < n; i++) v[i] = (float)lua_tonumberx(L, table + 1 + i, &isnum[i]);
   lua_settop(L, table);
   bool changed = false;
@@ -146,17 +149,19 @@ static void pull_table(lua_State *L, ty_transforms *T, uint32_t xf, ty_go *g, in
       v[i] = have[i];
       refuse_field(L, table, g, kind, i, have[i]);
     }
-    changed |= memcmp(&v[i], &have[i], sizeof(float)) != 0;
+    uint32_t a, b;
+    memcpy(&a, &v[i], sizeof a);
+    memcpy(&b, &have[i], sizeof b);
+    changed |= a != b;
   }
   if (changed) memcpy(trs_field(ty_transform_write(T, xf), kind), v, sizeof(float) * (size_t)n);
 }
 
-/* Pushes the axis names and the locals list; returns the index of the first. */
-static int push_pull_state(lua_State *L, ty_lctx *ctx) {
+/* Pushes the locals list (with stack room for a pull) and returns its index. */
+static int push_locals(lua_State *L, ty_lctx *ctx) {
   luaL_checkstack(L, 12, "reading local transforms");
-  for (int i = 0; i < 4; i++) lua_pushstring(L, AXES[i]);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
-  return lua_gettop(L) - 4;
+  return lua_gettop(L);
 }
 
 /* The transforms' pull hook: every live local table, read back before a sync. */
@@ -164,15 +169,15 @@ static void pull_all(void *user) {
   ty_lctx *ctx = user;
   if (!ctx->local_count) return;
   lua_State *L = ctx->L;
-  int keys = push_pull_state(L, ctx), list = keys + 4;
+  int list = push_locals(L, ctx);
   ty_transforms *T = ty_world_transforms(ctx->world);
   for (uint32_t k = 0; k < ctx->local_count; k++) {
     const ty_local_ref *r = &ctx->local_refs[k];
     lua_rawgeti(L, list, (lua_Integer)k + 1);
-    pull_table(L, T, r->xf, r->go, r->kind, keys);
+    pull_table(L, T, r->xf, r->go, r->kind);
     lua_pop(L, 1);
   }
-  lua_settop(L, keys - 1);
+  lua_settop(L, list - 1);
 }
 
 /* Reads back the local tables of id and of each of its ancestors: what its world values
@@ -180,18 +185,18 @@ static void pull_all(void *user) {
 static void pull_chain(lua_State *L, ty_id id) {
   ty_lctx *ctx = ty_lctx_get(L);
   ty_transforms *T = ty_world_transforms(ctx->world);
-  int keys = 0;
+  int list = 0;
   for (; id; id = ty_object_parent(ctx->world, id)) {
     ty_go *g = ctx->gos[TY_ID_NUMBER(id)];
     for (int kind = 0; g && kind < 3; kind++) {
       if (!g->local[kind]) continue;
-      if (!keys) keys = push_pull_state(L, ctx);
-      lua_rawgeti(L, keys + 4, g->local[kind]);
-      pull_table(L, T, ctx->local_refs[g->local[kind] - 1].xf, g, kind, keys);
+      if (!list) list = push_locals(L, ctx);
+      lua_rawgeti(L, list, g->local[kind]);
+      pull_table(L, T, ctx->local_refs[g->local[kind] - 1].xf, g, kind);
       lua_pop(L, 1);
     }
   }
-  if (keys) lua_settop(L, keys - 1);
+  if (list) lua_settop(L, list - 1);
 }
 
 /* Pushes the local table of kind for the GameObject g at go_idx, making it on first use. */
@@ -851,19 +856,10 @@ static int field_code(lua_State *L) {
   return code;
 }
 
-/* Argument 1 of __index/__newindex, which Lua passes a GameObject unless someone took the
- * function out of the metatable: a size and a magic number tell, without a metatable
- * lookup. Upvalues: 1 the GameObject metatable, 2 the methods table (tycho.GameObject),
- * 3 the string "position", 4 the field codes. */
-static ty_go *go_self(lua_State *L) {
-  ty_go *g = lua_touserdata(L, 1);
-  if (g && lua_rawlen(L, 1) == sizeof *g && g->magic == TY_GO_MAGIC) return g; /* light userdata: length 0 */
-  luaL_typeerror(L, 1, TY_GAMEOBJECT);
-  return NULL;
-}
-
+/* __index and __newindex close over: 1 the GameObject metatable, 2 the methods table
+ * (tycho.GameObject), 3 the string "position", 4 the field codes. */
 static int go_index(lua_State *L) {
-  ty_go *g = go_self(L);
+  ty_go *g = go_ud(L, 1);
   ty_lctx *ctx = ty_lctx_get(L);
   ty_world *W = ctx->world;
   int code = field_code(L);
@@ -910,7 +906,7 @@ static int go_index(lua_State *L) {
 }
 
 static int go_newindex(lua_State *L) {
-  ty_go *g = go_self(L);
+  ty_go *g = go_ud(L, 1);
   ty_lctx *ctx = ty_lctx_get(L);
   if (!ty_object_alive(ctx->world, g->id)) return go_dead_error(L, 1, g->id);
   int code = field_code(L);
@@ -1503,8 +1499,8 @@ static int stats_reset(lua_State *L) {
   return 0;
 }
 
-/* tycho._syncTransforms(): the sync a rendered frame runs (every local table read back,
- * then every touched subtree brought up to date), for specs and benchmarks. */
+/* tycho.syncTransforms(): what a rendered frame runs first (every local table read back,
+ * then every touched subtree brought up to date), for headless games, specs and benches. */
 static int sync_transforms(lua_State *L) {
   ty_transforms_sync(ty_world_transforms(world_of(L)));
   return 0;
@@ -1670,7 +1666,7 @@ void ty_open_scene(lua_State *L) {
   lua_pushcfunction(L, class_changed);
   lua_setfield(L, tycho, "_classChanged");
   lua_pushcfunction(L, sync_transforms);
-  lua_setfield(L, tycho, "_syncTransforms");
+  lua_setfield(L, tycho, "syncTransforms");
   lua_pushcfunction(L, set_tracker);
   lua_setfield(L, tycho, "_setTracker");
 }

@@ -266,10 +266,10 @@ describe("GameObject transforms", function()
       local still = scene:add(GameObject.new("still"))
       still.position.x = 2 -- a position table Lua holds, read back at every sync
       scene:update(0.1)
-      tycho._syncTransforms() -- builds them, and whatever earlier specs left unbuilt
+      tycho.syncTransforms() -- builds them, and whatever earlier specs left unbuilt
       tycho.stats.reset()
       scene:update(0.1)
-      tycho._syncTransforms()
+      tycho.syncTransforms()
       local _ = go.worldPosition.x + still.worldPosition.x
       assert.same({ localRebuilds = 0, worldRebuilds = 0 }, stats())
     end)

@@ -64,10 +64,10 @@ describe("local transform tables", function()
   it("are read back by the sync a frame runs", function()
     local go = GameObject.new("a")
     local p = go.position
-    tycho._syncTransforms()
+    tycho.syncTransforms()
     tycho.stats.reset()
     p.x = 5
-    tycho._syncTransforms()
+    tycho.syncTransforms()
     assert.same({ localRebuilds = 1, worldRebuilds = 1 }, stats())
     assert.near(5, go:localToWorld():get(13), EPS)
   end)
@@ -144,7 +144,7 @@ describe("local transform tables", function()
     assert.near(1, go.worldPosition.x, EPS, "the world read keeps the last good value")
     assert.equals(1, go.position.x, "the field is set back")
     go.position.y = nil
-    tycho._syncTransforms()
+    tycho.syncTransforms()
     assert.equals(2, go.position.y)
     go.position.z = {}
     assert.has_error(function() return go.position + tycho.vec3() end, "Vec3 field 'z' must be a number, got table")
@@ -193,7 +193,7 @@ describe("local transform tables", function()
     for i = 1, 50, 2 do objects[i]:destroy() end
     scene:update(0.1)
     for i = 2, 50, 2 do objects[i].position.y = i end
-    tycho._syncTransforms()
+    tycho.syncTransforms()
     for i = 2, 50, 2 do
       local m = objects[i]:localToWorld()
       assert.near(i, m:get(13), EPS)
