@@ -48,7 +48,14 @@ function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 }
 
-// ---- tycho serve /crafty: the worlds, made by one admin client before the workers join ----
+// ---- tycho serve /crafty: the worlds, made before the workers join ----
+
+// crafty lets one connection make CREATE_BURST worlds at once and then one every 2 s, and a
+// server keep at most MAX_WORLDS (server/modules/crafty.lua): the setup opens one admin
+// connection per CREATE_BURST worlds, one after the other, so it stays within both limits
+// without waiting on the rate.
+const CREATE_BURST = 3;
+const MAX_WORLDS = 256;
 
 function tychoOpen() {
   return new Promise((resolve, reject) => {
@@ -66,17 +73,26 @@ function tychoOpen() {
 
 function tychoNext(c, t) { return new Promise((resolve) => c.waiters.push({ t, resolve })); }
 function tychoSend(c, m) { c.ws.send(JSON.stringify(m)); }
+async function tychoExpect(c, t, what) {
+  const m = await tychoNext(c, t);
+  if (m.t !== t) throw new Error(`${what} refused: ${JSON.stringify(m)}`);
+  return m;
+}
 
 async function tychoSetup() {
-  const admin = await tychoOpen();
-  tychoSend(admin, { t: 'hello', playerKey: 'bench-admin', name: 'admin', version: 1 });
-  await tychoNext(admin, 'world_list');
+  if (ROOMS > MAX_WORLDS) throw new Error(`crafty keeps at most ${MAX_WORLDS} worlds: ask for fewer rooms`);
   let list;
-  for (let i = 0; i < ROOMS; i++) {
-    tychoSend(admin, { t: 'create_world', name: `bench-${i}`, seed: i, gameMode: 'creative' });
-    list = await tychoNext(admin, 'world_list');
+  for (let first = 0; first < ROOMS; first += CREATE_BURST) {
+    const admin = await tychoOpen();
+    tychoSend(admin, { t: 'hello', playerKey: `bench-admin-${first / CREATE_BURST}`, name: 'admin', version: 1 });
+    await tychoExpect(admin, 'world_list', 'hello');
+    for (let i = first; i < Math.min(ROOMS, first + CREATE_BURST); i++) {
+      tychoSend(admin, { t: 'create_world', name: `bench-${i}`, seed: i, gameMode: 'creative' });
+      list = await tychoExpect(admin, 'world_list', `create_world bench-${i}`);
+    }
+    await new Promise((resolve) => { admin.ws.once('close', resolve); admin.ws.close(); });
   }
-  admin.ws.close();
+  if (list.worlds.length < ROOMS) throw new Error(`made ${list.worlds.length} of ${ROOMS} worlds`);
   return list.worlds.slice(0, ROOMS).map((w) => w.id);
 }
 
