@@ -259,8 +259,9 @@ static void set_local(lua_State *L, ty_go *g, int go_idx, int kind, const float 
 }
 
 /* Forgets the Lua side of object id as its id goes stale: its GameObject leaves the objects
- * map, and its cached transform views are remembered (weakly) with its name, so a view kept
- * past the object's end still names it in the error it raises. */
+ * map, and its cached transform views (and local tables, emptied) are remembered weakly with
+ * its description, "GameObject 'name' (id N)", so one kept past the object's end still
+ * names it in the error it raises. */
 static void forget_object(lua_State *L, ty_id id) {
   push_objects(L);
   int objects = lua_gettop(L);
@@ -270,14 +271,17 @@ static void forget_object(lua_State *L, ty_id id) {
     for (int kind = 0; kind < 3; kind++) drop_local(L, g, kind);
     ty_lctx_get(L)->gos[TY_ID_NUMBER(id)] = NULL;
     lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
+    lua_getiuservalue(L, go, UV_NAME);
+    lua_pushfstring(L, "GameObject '%s' (id %I)", lua_tostring(L, -1), (lua_Integer)id);
+    int desc = lua_gettop(L);
     for (int uv = UV_VIEWS; uv < UV_FIELDS; uv++) {
       if (lua_getiuservalue(L, go, uv) == LUA_TNIL) {
         lua_pop(L, 1);
         continue;
       }
       if (lua_istable(L, -1)) ty_kill_local(L, -1);
-      lua_getiuservalue(L, go, UV_NAME);
-      lua_rawset(L, -3);
+      lua_pushvalue(L, desc);
+      lua_rawset(L, desc - 2);
     }
   }
   lua_pushnil(L);
@@ -699,13 +703,8 @@ int ty_dead_view_error(lua_State *L, int idx) {
   lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->dead_views);
   lua_pushvalue(L, idx);
   lua_rawget(L, -2);
-  const char *name = lua_tostring(L, -1);
-  lua_Integer id = 0;
-  if (lua_type(L, idx) == LUA_TUSERDATA) id = ((ty_vec *)lua_touserdata(L, idx))->owner;
-  if (id)
-    return luaL_error(L, "GameObject '%s' (id %I) was destroyed; its transform can no longer be used",
-                      name ? name : "?", id);
-  return luaL_error(L, "GameObject '%s' was destroyed; its transform can no longer be used", name ? name : "?");
+  const char *desc = lua_tostring(L, -1);
+  return luaL_error(L, "%s was destroyed; its transform can no longer be used", desc ? desc : "a GameObject");
 }
 
 /* The view is an argument of the running C function, so its userdata is on the stack. */

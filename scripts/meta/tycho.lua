@@ -286,13 +286,14 @@ tycho.mat4 = Mat4Module
 ---@field scene tycho.Scene|nil
 ---True from destroy() on, and after the sweep (the one field a swept object still answers). Read-only.
 ---@field destroyed boolean
----Local position: a live view (go.position.y = 2 moves it); assign a Vec3 or table to set all three.
+---Local position: a plain table {x=, y=, z=} with Vec3's methods, read back by the engine when it needs
+---the value (go.position.y = 2 moves it); assign a Vec3 or table to set all three.
 ---@field position tycho.Vec3
----Local rotation: a live view; assign a Quat or table to set it.
+---Local rotation: a plain table {x=, y=, z=, w=} with Quat's methods; assign a Quat or table to set it.
 ---@field rotation tycho.Quat
----Local scale: a live view; assign a Vec3 or table to set it.
+---Local scale: a plain table {x=, y=, z=} with Vec3's methods; assign a Vec3 or table to set it.
 ---@field scale tycho.Vec3
----World position: a read-only view that always reads the current value (clone() to keep one).
+---World position: a read-only view brought up to date on every read (clone() to keep one).
 ---@field worldPosition tycho.Vec3
 ---World rotation: a read-only view that always reads the current value.
 ---@field worldRotation tycho.Quat
@@ -677,6 +678,10 @@ function Stats.objects() end
 
 ---Engine counters.
 tycho.stats = Stats
+
+---What a rendered frame does first: reads back every position, rotation and scale table Lua holds and
+---brings every moved world matrix up to date. World reads are always current without it.
+function tycho.syncTransforms() end
 
 ---File system helpers.
 ---@class tycho.Fs

@@ -88,6 +88,31 @@ describe("local transform tables", function()
     assert.equals(9, other.position.x)
   end)
 
+  it("see what a CRDT stream writes", function()
+    local crdt, sync = tycho.crdt, require("tycho.sync")
+    local C = sync.components
+    local s = sync.new(Scene.new())
+    local peer, e = crdt.new(), crdt.entity(900, 0)
+    s:apply(peer:put(e, C.TRANSFORM, crdt.transform.encode({ position = { 1, 2, 3 } })))
+    local p = s:gameObjectFor(e).position
+    s:apply(peer:put(e, C.TRANSFORM, crdt.transform.encode({ position = { 7, 8, 9 } })))
+    assert.same({ 7, 8, 9 }, { p.x, p.y, p.z })
+  end)
+
+  it("are read back by a rendered frame", function()
+    local engine = require("tycho.engine").new({ headless = true, width = 32, height = 32 })
+    local go = engine.scene:add(GameObject.new("drawn"))
+    go:addComponent(tycho.MeshRenderer.new(tycho.mesh.cube()))
+    engine:frame()
+    tycho.stats.reset()
+    go.position.y = 3
+    engine:frame()
+    assert.same({ localRebuilds = 1, worldRebuilds = 1 }, stats())
+    tycho.stats.reset()
+    engine:frame()
+    assert.same({ localRebuilds = 0, worldRebuilds = 0 }, stats(), "a frame with nothing moved rebuilds nothing")
+  end)
+
   it("have the Vec3 methods and operators", function()
     local go = GameObject.new("a")
     local p = go.position
