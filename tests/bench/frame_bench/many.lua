@@ -1,6 +1,6 @@
 -- tests/bench/frame_bench/many.lua: 10 000 objects (cubes and spheres on a 100 x 100 grid)
 -- on a ground plane, a sun, eight point lights, a camera over the field; a tenth of the
--- objects bob each tick.
+-- objects bob each tick. BENCH_OBJECTS sets the count (the grid's first rows, 100 wide).
 local tycho = require("tycho")
 local engine = tycho.engine
 local scene = engine.scene
@@ -21,10 +21,12 @@ end
 
 local ground = scene:add(tycho.GameObject.new({ name = "ground", scale = { x = 120, y = 1, z = 120 } }))
 ground:addComponent(tycho.MeshRenderer.new(tycho.mesh.plane(), tycho.material({ baseColor = { 0.5, 0.5, 0.5, 1 } })))
+local objects = tonumber(os.getenv("BENCH_OBJECTS") or "") or 10000
 local n = 0
 for x = 1, 100 do
   for z = 1, 100 do
     n = n + 1
+    if n > objects then break end
     local go = scene:add(tycho.GameObject.new({ position = { x = (x - 50.5) * 1.1, y = 0.5, z = (z - 50.5) * 1.1 }, scale = { x = 0.6, y = 0.6, z = 0.6 } }))
     go:addComponent(tycho.MeshRenderer.new(meshes[n % 2 + 1], materials[n % 8 + 1]))
     if n % 10 == 0 then go:addComponent(Bob, n * 0.1) end
