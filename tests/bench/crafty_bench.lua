@@ -5,11 +5,18 @@
 -- writer thread, against the same incremental save written on the frame, and the whole-world
 -- save both replaced: median, p99 and max over 200 autosaves each).
 --   build/tycho run tests/bench/crafty_bench.lua --headless --frames 0 --no-watch
+-- Sizes: TYCHO_BENCH_N edits in the big world (100000; the loaded world has a tenth of them),
+-- TYCHO_BENCH_REPS autosaves of each kind (200).
 local root = tycho.home
 package.path = root .. "/examples/crafty/?.lua;" .. package.path
 local World = require("world")
 local Save = require("save")
 local blocks = require("blocks")
+
+local BIG = tonumber(os.getenv("TYCHO_BENCH_N")) or 100000
+local RUNS = tonumber(os.getenv("TYCHO_BENCH_REPS")) or 200
+local SMALL = BIG // 10
+local function count(n) return (tostring(n):reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")) end
 
 local function median(t)
   table.sort(t)
@@ -54,21 +61,21 @@ local function worldWith(n)
   return rec
 end
 
-local big = worldWith(100000)
+local big = worldWith(BIG)
 local saves = {}
 for _ = 1, 5 do saves[#saves + 1] = time(function() assert(store:save(big)) end) end
 local fullSave = median(saves)
-print(("full save of 100,000 edits (storage:save, Lua table to disk): median %.1f ms (target <= 50 ms)"):format(fullSave))
+print(("full save of %s edits (storage:save, Lua table to disk): median %.1f ms (target <= 50 ms)"):format(count(BIG), fullSave))
 
-local w10 = worldWith(10000)
+local w10 = worldWith(SMALL)
 assert(store:save(w10))
 local loads, reads = {}, {}
 for _ = 1, 5 do
   reads[#reads + 1] = time(function() store:load(w10.id) end)
   loads[#loads + 1] = time(function() Save.load(store, w10.id) end)
 end
-print(("world load of 10,000 edits (read + replay): median %.1f ms (target <= 100 ms); the read alone %.1f ms")
-  :format(median(loads), median(reads)))
+print(("world load of %s edits (read + replay): median %.1f ms (target <= 100 ms); the read alone %.1f ms")
+  :format(count(SMALL), median(loads), median(reads)))
 
 -- The autosave as a frame sees it: a game on a world of 100,000 edits with a 160 x 90
 -- thumbnail, N new edits since the last save, then one autosave flush (Save.record +
@@ -99,7 +106,6 @@ end
 -- so both see the same disk. Between two autosaves the queue is waited for, untimed, and a
 -- frame's worth of work runs (a game autosaves every 5 s): the timed part is what the frame
 -- is blocked for.
-local RUNS = 200
 local incremental = {}
 for _, n in ipairs({ 100, 1000 }) do
   local t, off = { sync = {}, async = {} }, {}
@@ -117,9 +123,9 @@ for _, n in ipairs({ 100, 1000 }) do
   incremental[n] = t
   for _, kind in ipairs({ "sync", "async" }) do
     local x = t[kind]
-    print(("autosave %-5s with %d new edits on a 100,000-edit world, frame blocked over %d autosaves: "
+    print(("autosave %-5s with %d new edits on a %s-edit world, frame blocked over %d autosaves: "
       .. "median %.3f ms, p99 %.3f ms, max %.3f ms (target max <= 2 ms)")
-      :format(kind, n, #x, median(x), pct(x, 0.99), pct(x, 1)))
+      :format(kind, n, count(BIG), #x, median(x), pct(x, 0.99), pct(x, 1)))
   end
   print(("  the queued commit, off the frame (writer thread, fsynced): median %.2f ms, max %.2f ms")
     :format(median(off), pct(off, 1)))
