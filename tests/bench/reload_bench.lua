@@ -4,6 +4,8 @@
 -- SAVES saves each. The baseline, measured in the same run, is the same game reloading
 -- through a 500 ms polling watcher (what lurker does for LÖVE) instead of inotify.
 -- Run: build/tycho run tests/bench/reload_bench.lua --headless --frames 0 --no-watch
+-- Sizes: TYCHO_BENCH_SAVES saves per row (100), TYCHO_BENCH_BASELINE_SAVES for the polling
+-- baseline (40).
 -- Target: p95 <= 50 ms.
 
 local tycho = require("tycho")
