@@ -5,6 +5,9 @@
 // one client per room places and breaks a block EDIT_HZ times a second. It reads the server's
 // CPU time and RSS from /proc/PID and prints one JSON line of results:
 //   node load.js tycho|colyseus PORT SERVER_PID [clients=1000] [rooms=50] [seconds=20] [hz=20] [workers]
+// The idle wait before the idle RSS is read and the warm-up before the measured window are
+// TYCHO_BENCH_IDLE_MS (3000) and TYCHO_BENCH_WARMUP_MS (2000): shorter ones only for a quick
+// check that the bench still runs (ctest bench.host_bench), not for figures.
 // Edit latency is from the editor's send to each other room member's receipt of the
 // block_edit, both in the same worker; the worker's own event-loop delay over the window
 // (generatorLagMs: each worker's p50/p99/max, and the worst of them) is reported beside it,
@@ -25,8 +28,8 @@ const SECONDS = Number(secondsArg || 20);
 const HZ = Number(hzArg || 20);
 // Enough event loops that none is the bottleneck, and no more rooms' worth than there are.
 const WORKERS = Math.max(1, Math.min(ROOMS, Number(workersArg || Math.max(2, os.cpus().length))));
-const WARMUP_MS = 2000;
-const IDLE_MS = 3000;
+const WARMUP_MS = Number(process.env.TYCHO_BENCH_WARMUP_MS || 2000);
+const IDLE_MS = Number(process.env.TYCHO_BENCH_IDLE_MS || 3000);
 const CLK_TCK = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
