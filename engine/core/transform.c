@@ -45,6 +45,22 @@ enum {
   TY_TRANSFORM_REBUILT_BY_READ = 4, /* world rebuilt outside a sync walk since last sync */
 };
 
+/* With SSE (and without AVX, where glm_mul adds in another order) the local matrix and the
+ * world multiply are written out in vector form below, fused into one step. */
+#if defined(CGLM_SSE_FP) && !defined(__AVX__)
+#define TY_TRANSFORM_FUSED 1
+/* A local matrix as stored: its nine rotation-scale entries m[column][row] as lanes 0-2
+ * of r[0] = m00 m11 m22, r[1] = m01 m20 m12, r[2] = m10 m02 m21 (lane 3 unused); the
+ * position is the baked TRS's. */
+typedef struct ty_local_mat {
+  CGLM_ALIGN(16) float r[3][4];
+} ty_local_mat;
+#else
+typedef struct ty_local_mat {
+  CGLM_ALIGN_MAT mat4 m;
+} ty_local_mat;
+#endif
+
 /* Every per-slot array, in the order they are laid out in the block. */
 #define TY_TRANSFORM_ARRAYS(X)                                                         \
   X(local) X(baked) X(local_mat) X(world) X(world_version) X(parent_version)          \
@@ -60,7 +76,7 @@ struct ty_transforms {
   /* hot */
   ty_trs *local;
   ty_trs *baked;
-  mat4 *local_mat;
+  ty_local_mat *local_mat; /* the local matrix built from baked */
   mat4 *world;
   uint64_t *world_version;
   uint64_t *parent_version; /* parent's world version this world was built against */
@@ -81,6 +97,7 @@ struct ty_transforms {
   /* Slots to visit at the next sync; at most one entry per slot thanks to the flag. */
   uint32_t *touched;
   uint32_t touched_count;
+  uint32_t touched_left; /* during a sync: entries whose node still has the touched flag */
   /* Room for one entry per slot, so that nothing recurses (chains can be 100k deep): the
    * stale part of an ancestor chain, then the queue of a sync walk. */
   uint32_t *scratch;
@@ -293,6 +310,7 @@ uint32_t ty_transform_next_sibling(const ty_transforms *T, uint32_t i) {
 
 /* ---- bringing worlds up to date ----------------------------------------------------- */
 
+#ifndef TY_TRANSFORM_FUSED
 /* T * R * S with the scale folded into the rotation columns. Written out rather than via
  * glm_quat_mat4 because that one divides by |q| instead of |q|^2, which is only right for
  * exactly unit quaternions; dividing by the squared norm keeps a slightly drifted
@@ -332,21 +350,138 @@ static void ty_transform_compose(const ty_trs *l, mat4 m) {
 #endif
 }
 
+#endif
+
+/* Matrices held in registers while they are being built: a local matrix goes from compose
+ * straight into the multiply, and a walk keeps the parent's world there for all of its
+ * children (and for the next link of a chain) instead of reloading it.
+ *
+ * With SSE the stored local matrix is not a mat4 but the three vectors compose produces
+ * (its nine rotation-scale entries, grouped as the formula computes them; the position is
+ * the baked copy's): on 100k transforms the walk is bound by vector instructions, and this
+ * saves the shuffles that would assemble columns only to take them apart again. */
+#ifdef TY_TRANSFORM_FUSED
+typedef struct ty_loc {
+  __m128 r[3], pos; /* pos: x y z in lanes 0-2 */
+} ty_loc;
+typedef struct ty_cols {
+  __m128 c[4];
+} ty_cols;
+
+/* The lanes of v in the order a, b, c, d (cglm's glmm_shuff1 takes them reversed). */
+#define TY_SHUF(v, a, b, c, d) glmm_shuff1(v, d, c, b, a)
+#define TY_SPLAT(v, a) glmm_shuff1(v, a, a, a, a)
+
+static inline void ty_cols_load(ty_cols *m, const mat4 src) {
+  for (int j = 0; j < 4; j++) m->c[j] = glmm_load(src[j]);
+}
+
+static inline void ty_cols_store(const ty_cols *m, mat4 dst) {
+  for (int j = 0; j < 4; j++) glmm_store(dst[j], m->c[j]);
+}
+
+static inline void ty_loc_store(const ty_loc *l, ty_local_mat *dst) {
+  for (int k = 0; k < 3; k++) glmm_store(dst->r[k], l->r[k]);
+}
+
+static inline void ty_loc_load(ty_loc *l, const ty_local_mat *src, const ty_trs *baked) {
+  for (int k = 0; k < 3; k++) l->r[k] = glmm_load(src->r[k]);
+  l->pos = _mm_loadu_ps(baked->pos);
+}
+
+/* One world column: ((a * p0 + b * p1) + c * p2), as glm_mul_sse2 computes it. */
+static inline __m128 ty_cols_column(const ty_cols *p, __m128 a, __m128 b, __m128 c) {
+  __m128 v = _mm_mul_ps(a, p->c[0]);
+  v = glmm_fmadd(b, p->c[1], v);
+  return glmm_fmadd(c, p->c[2], v);
+}
+
+/* w = p * l for affine matrices: glm_mul_sse2's operations in its order, so the bits are
+ * the same as glm_mul's. Its last term, l[3][3] (always exactly 1) times p[3], is p[3]. */
+static inline void ty_cols_mul(const ty_cols *p, const ty_loc *l, ty_cols *w) {
+  w->c[0] = ty_cols_column(p, TY_SPLAT(l->r[0], 0), TY_SPLAT(l->r[1], 0), TY_SPLAT(l->r[2], 1));
+  w->c[1] = ty_cols_column(p, TY_SPLAT(l->r[2], 0), TY_SPLAT(l->r[0], 1), TY_SPLAT(l->r[1], 2));
+  w->c[2] = ty_cols_column(p, TY_SPLAT(l->r[1], 1), TY_SPLAT(l->r[2], 2), TY_SPLAT(l->r[0], 2));
+  w->c[3] = _mm_add_ps(ty_cols_column(p, TY_SPLAT(l->pos, 0), TY_SPLAT(l->pos, 1), TY_SPLAT(l->pos, 2)),
+                       p->c[3]);
+}
+
+/* The world of a root: its local matrix as columns, w lanes 0 0 0 1. */
+static inline void ty_cols_from_loc(const ty_loc *l, ty_cols *w) {
+  const __m128 xyz = _mm_castsi128_ps(_mm_setr_epi32(-1, -1, -1, 0));
+  __m128 r0 = _mm_and_ps(l->r[0], xyz), r1 = _mm_and_ps(l->r[1], xyz), r2 = _mm_and_ps(l->r[2], xyz);
+  w->c[0] = _mm_shuffle_ps(_mm_unpacklo_ps(r0, r1), r2, _MM_SHUFFLE(3, 1, 1, 0)); /* m00 m01 m02 0 */
+  w->c[1] = _mm_shuffle_ps(_mm_unpacklo_ps(r2, r0), r1, _MM_SHUFFLE(3, 2, 3, 0)); /* m10 m11 m12 0 */
+  w->c[2] = _mm_shuffle_ps(_mm_shuffle_ps(r1, r2, _MM_SHUFFLE(2, 2, 1, 1)), r0,
+                           _MM_SHUFFLE(3, 2, 2, 0)); /* m20 m21 m22 0 */
+  w->c[3] = _mm_or_ps(_mm_and_ps(l->pos, xyz), _mm_setr_ps(0.0f, 0.0f, 0.0f, 1.0f));
+}
+
+/* ty_transform_compose (below the #else) in vector form: lane for lane the same
+ * operations in the same order, so the same bits. */
+static inline void ty_loc_compose(const ty_trs *l, ty_loc *m) {
+  __m128 q = _mm_loadu_ps(l->rot);      /* x y z w */
+  __m128 ws = _mm_loadu_ps(&l->rot[3]); /* w sx sy sz */
+  __m128 q2 = _mm_mul_ps(q, q);
+  __m128 n = _mm_add_ss(_mm_add_ss(_mm_add_ss(q2, TY_SPLAT(q2, 1)), TY_SPLAT(q2, 2)), TY_SPLAT(q2, 3));
+  float nf = _mm_cvtss_f32(n);
+  __m128 sq = _mm_mul_ps(_mm_set1_ps(nf > 0.0f ? 2.0f / nf : 0.0f), q); /* sx sy sz sw */
+  __m128 a = _mm_mul_ps(sq, q);                                           /* xx yy zz ww */
+  __m128 b = _mm_mul_ps(TY_SHUF(sq, 0, 0, 1, 1), TY_SHUF(q, 1, 2, 2, 2)); /* xy xz yz */
+  __m128 c = _mm_mul_ps(TY_SPLAT(sq, 3), TY_SHUF(q, 2, 1, 0, 0));         /* wz wy wx */
+  __m128 diag = _mm_sub_ps(_mm_sub_ps(_mm_set1_ps(1.0f), TY_SHUF(a, 1, 0, 0, 0)), TY_SHUF(a, 2, 2, 1, 1));
+  /* Each lane times the scale of the column it belongs to: the formula scales last. */
+  m->r[0] = _mm_mul_ps(diag, TY_SHUF(ws, 1, 2, 3, 3));              /* m00 m11 m22 */
+  m->r[1] = _mm_mul_ps(_mm_add_ps(b, c), TY_SHUF(ws, 1, 3, 2, 2)); /* m01 m20 m12: xy+wz xz+wy yz+wx */
+  m->r[2] = _mm_mul_ps(_mm_sub_ps(b, c), TY_SHUF(ws, 2, 1, 3, 3)); /* m10 m02 m21: xy-wz xz-wy yz-wx */
+  m->pos = _mm_loadu_ps(l->pos);
+}
+#else
+typedef struct ty_loc {
+  CGLM_ALIGN_MAT mat4 m;
+} ty_loc;
+typedef struct ty_cols {
+  CGLM_ALIGN_MAT mat4 m;
+} ty_cols;
+
+static inline void ty_cols_load(ty_cols *m, mat4 src) { glm_mat4_copy(src, m->m); }
+static inline void ty_cols_store(ty_cols *m, mat4 dst) { glm_mat4_copy(m->m, dst); }
+static inline void ty_loc_store(ty_loc *l, ty_local_mat *dst) { glm_mat4_copy(l->m, dst->m); }
+static inline void ty_loc_load(ty_loc *l, ty_local_mat *src, const ty_trs *baked) {
+  (void)baked;
+  glm_mat4_copy(src->m, l->m);
+}
+static inline void ty_cols_mul(ty_cols *p, ty_loc *l, ty_cols *w) { glm_mul(p->m, l->m, w->m); }
+static inline void ty_cols_from_loc(ty_loc *l, ty_cols *w) { glm_mat4_copy(l->m, w->m); }
+static inline void ty_loc_compose(const ty_trs *l, ty_loc *m) { ty_transform_compose(l, m->m); }
+#endif
+
 /* Brings k up to date, given that its parent already is. Returns whether its world was
  * rebuilt (and so now carries a new version). */
 static bool ty_transform_update(ty_transforms *T, uint32_t k) {
-  bool local_changed = memcmp(&T->local[k], &T->baked[k], sizeof(ty_trs)) != 0;
-  if (local_changed) {
-    ty_transform_compose(&T->local[k], T->local_mat[k]);
-    T->baked[k] = T->local[k];
-    T->stats.local_rebuilds++;
-  }
   uint32_t p = T->parent[k];
   uint64_t pv = p == TY_TRANSFORM_NONE ? 0 : T->world_version[p];
   T->verified[k] = T->write_epoch;
-  if (!local_changed && pv == T->parent_version[k]) return false;
-  if (p == TY_TRANSFORM_NONE) glm_mat4_copy(T->local_mat[k], T->world[k]);
-  else glm_mul(T->world[p], T->local_mat[k], T->world[k]); /* affine: skips the w row */
+  ty_loc l;
+  if (memcmp(&T->local[k], &T->baked[k], sizeof(ty_trs)) != 0) {
+    ty_loc_compose(&T->local[k], &l);
+    ty_loc_store(&l, &T->local_mat[k]);
+    T->baked[k] = T->local[k];
+    T->stats.local_rebuilds++;
+  } else if (pv != T->parent_version[k]) {
+    ty_loc_load(&l, &T->local_mat[k], &T->baked[k]);
+  } else {
+    return false;
+  }
+  ty_cols w;
+  if (p == TY_TRANSFORM_NONE) {
+    ty_cols_from_loc(&l, &w);
+  } else {
+    ty_cols pw;
+    ty_cols_load(&pw, T->world[p]);
+    ty_cols_mul(&pw, &l, &w); /* affine: skips the w row */
+  }
+  ty_cols_store(&w, T->world[k]);
   T->world_version[k] = ++T->version_counter;
   T->parent_version[k] = pv;
   T->stats.world_rebuilds++;
@@ -371,24 +506,80 @@ static uint32_t ty_transform_stale_chain(ty_transforms *T, uint32_t i) {
  * keeps a tree created level by level in memory order, while a run of only children is
  * followed straight down, which keeps chains created depth-first in memory order. On 100k
  * transforms, pure depth-first measured about twice as slow on a binary tree and pure
- * breadth-first about 40% slower on chains. */
+ * breadth-first about 40% slower on chains.
+ *
+ * Every node the walk compares is settled for this sync, so a touched one leaves the
+ * touched list here (its flags are cleared and T->touched_left counts down): the sync loop
+ * then skips it, and stops early once nothing touched is left. A node rebuilt by a read
+ * counts as rebuilt here, since its children have not been compared against it. */
 static void ty_transform_walk_children(ty_transforms *T, uint32_t top) {
-  uint32_t *queue = T->scratch, head = 0, tail = 0;
+  ty_trs *restrict local = T->local, *restrict baked = T->baked;
+  ty_local_mat *restrict local_mat = T->local_mat;
+  mat4 *restrict world = T->world;
+  uint64_t *restrict wver = T->world_version, *restrict pver = T->parent_version;
+  const uint32_t *restrict first_child = T->first_child, *restrict last_child = T->last_child;
+  const uint32_t *restrict next_sibling = T->next_sibling;
+  uint8_t *restrict flags = T->flags;
+  uint32_t *restrict queue = T->scratch, head = 0, tail = 0, left = T->touched_left;
+  uint64_t counter = T->version_counter, locals = 0; /* each world rebuilt takes a version */
   for (uint32_t n = top;;) {
-    for (uint32_t c = T->first_child[n]; c != TY_TRANSFORM_NONE; c = T->next_sibling[c]) {
-      for (uint32_t k = c; ty_transform_update(T, k);) {
-        uint32_t first = T->first_child[k];
+    ty_cols nw;
+    ty_cols_load(&nw, world[n]);
+    const uint64_t nv = wver[n];
+    for (uint32_t c = first_child[n]; c != TY_TRANSFORM_NONE; c = next_sibling[c]) {
+      ty_cols pw = nw; /* the parent's world, then each link's down a chain of only children */
+      uint64_t pv = nv;
+      for (uint32_t k = c;;) {
+        ty_loc l;
+        ty_cols w;
+        bool rebuilt = true;
+        if (memcmp(&local[k], &baked[k], sizeof(ty_trs)) != 0) {
+          ty_loc_compose(&local[k], &l);
+          ty_loc_store(&l, &local_mat[k]);
+          baked[k] = local[k];
+          locals++;
+        } else if (pv != pver[k]) {
+          ty_loc_load(&l, &local_mat[k], &baked[k]);
+        } else {
+          rebuilt = false;
+        }
+        bool descend = rebuilt;
+        if (rebuilt) {
+          ty_cols_mul(&pw, &l, &w);
+          ty_cols_store(&w, world[k]);
+          wver[k] = ++counter;
+          pver[k] = pv;
+        }
+        uint8_t f = flags[k];
+        if (f & TY_TRANSFORM_TOUCHED) {
+          flags[k] = f & (uint8_t) ~(TY_TRANSFORM_TOUCHED | TY_TRANSFORM_REBUILT_BY_READ);
+          left--;
+          descend |= (f & TY_TRANSFORM_REBUILT_BY_READ) != 0;
+        }
+        if (!descend) break;
+        uint32_t first = first_child[k];
         if (first == TY_TRANSFORM_NONE) break;
-        if (first != T->last_child[k]) {
+        if (first != last_child[k]) {
           queue[tail++] = k;
           break;
+        }
+        if (rebuilt) {
+          pw = w;
+          pv = counter;
+        } else {
+          ty_cols_load(&pw, world[k]);
+          pv = wver[k];
         }
         k = first;
       }
     }
-    if (head == tail) return;
+    if (head == tail) break;
     n = queue[head++];
   }
+  T->touched_left = left;
+  T->stats.local_rebuilds += locals;
+  T->stats.world_rebuilds += counter - T->version_counter;
+  T->version_counter = counter;
 }
 
 /* The read path outside a sync: brings the stale part of i's chain up to date, root side
@@ -405,13 +596,13 @@ static void ty_transform_refresh(ty_transforms *T, uint32_t i) {
   }
 }
 
-static void ty_transform_sync_one(ty_transforms *T, uint32_t t) {
-  uint8_t f = T->flags[t];
-  if (!(f & TY_TRANSFORM_ALIVE)) return;
-  /* Already compared in this epoch, by an ancestor's walk in this sync (which descended
-   * if it rebuilt) or by a read that found it current: nothing to do, unless a read
-   * rebuilt it and its children have not been compared against the new version. */
-  if (T->verified[t] == T->write_epoch && !(f & TY_TRANSFORM_REBUILT_BY_READ)) return;
+/* Brings t's subtree up to date at a sync. t has just left the touched list; read_rebuilt
+ * says whether a read rebuilt it since the last sync. */
+static void ty_transform_sync_one(ty_transforms *T, uint32_t t, bool read_rebuilt) {
+  /* Already compared in this epoch by a read that found it current: nothing to do, unless
+   * the read rebuilt it and its children have not been compared against the new version.
+   * (Nodes an ancestor's walk compared in this sync have left the list already.) */
+  if (T->verified[t] == T->write_epoch && !read_rebuilt) return;
   uint32_t n = ty_transform_stale_chain(T, t);
   /* The first stale ancestor from the top rebuilds, which cascades a new version down the
    * chain, so walking from it covers t's whole subtree. */
@@ -422,7 +613,7 @@ static void ty_transform_sync_one(ty_transforms *T, uint32_t t) {
       return;
     }
   }
-  if (ty_transform_update(T, t) || (f & TY_TRANSFORM_REBUILT_BY_READ)) ty_transform_walk_children(T, t);
+  if (ty_transform_update(T, t) || read_rebuilt) ty_transform_walk_children(T, t);
 }
 
 void ty_transforms_set_pull(ty_transforms *T, ty_transforms_pull_fn pull, void *user) {
@@ -432,11 +623,14 @@ void ty_transforms_set_pull(ty_transforms *T, ty_transforms_pull_fn pull, void *
 
 void ty_transforms_sync(ty_transforms *T) {
   if (T->pull) T->pull(T->pull_user);
-  for (uint32_t j = 0; j < T->touched_count; j++) {
+  T->touched_left = T->touched_count;
+  for (uint32_t j = 0; j < T->touched_count && T->touched_left; j++) {
     uint32_t t = T->touched[j];
-    ty_transform_sync_one(T, t);
-    /* Only t's own flags are consulted when t is processed, so they can go now. */
-    T->flags[t] &= (uint8_t) ~(TY_TRANSFORM_TOUCHED | TY_TRANSFORM_REBUILT_BY_READ);
+    uint8_t f = T->flags[t];
+    if (!(f & TY_TRANSFORM_TOUCHED)) continue; /* a walk in this sync compared it */
+    T->flags[t] = f & (uint8_t) ~(TY_TRANSFORM_TOUCHED | TY_TRANSFORM_REBUILT_BY_READ);
+    T->touched_left--;
+    if (f & TY_TRANSFORM_ALIVE) ty_transform_sync_one(T, t, (f & TY_TRANSFORM_REBUILT_BY_READ) != 0);
   }
   T->touched_count = 0;
   T->synced_epoch = T->write_epoch;
