@@ -1,5 +1,6 @@
 -- Runs examples/orbit headless and checks what it simulates.
 local testing = require("tycho.testing")
+local tycho = require("tycho")
 local dir = testing.here() .. "/.."
 
 describe("examples/orbit", function()
@@ -30,5 +31,32 @@ describe("examples/orbit", function()
     local code, out = testing.exec("run", dir, "--headless", "--frames", "61")
     assert.equals(0, code, out)
     assert.truthy(out:find("t=1.0s planets=3", 1, true), out)
+  end)
+
+  it("draws the sun in the middle of a dark sky, with its planets around it", function()
+    local out = os.tmpname() .. ".png"
+    local code, log = testing.shell(("SDL_VIDEODRIVER=offscreen %s run %s --frames 30 --no-watch --screenshot %s --width 200 --height 150")
+      :format(testing.quote(tycho.executable), testing.quote(dir), testing.quote(out)))
+    assert.equals(0, code, log)
+    local img = assert(tycho.image.load(out))
+    os.remove(out)
+    local function px(x, y)
+      local i = (y * 200 + x) * 4 + 1
+      return img.pixels:byte(i, i + 2)
+    end
+    local r, g, b = px(100, 75)
+    assert.is_true(r > 180 and g > 150 and b < r, ("sun at the centre: %d %d %d"):format(r, g, b))
+    r, g, b = px(3, 3)
+    assert.is_true(r + g + b < 90, ("dark sky in the corner: %d %d %d"):format(r, g, b))
+    -- Something other than sky and sun: the planets and moons, lit from the sun.
+    local lit = 0
+    for y = 0, 149 do
+      for x = 0, 199 do
+        local pr, pg, pb = px(x, y)
+        local dx, dy = x - 100, y - 75
+        if dx * dx + dy * dy > 20 * 20 and pr + pg + pb > 150 then lit = lit + 1 end
+      end
+    end
+    assert.is_true(lit >= 10, ("lit pixels away from the sun: %d"):format(lit))
   end)
 end)
