@@ -289,10 +289,10 @@ static int cmd_run(int argc, char **argv) {
     }
     double now = ty_now();
     if (paced && next < now - 0.25) next = now; /* fell far behind (a stall): don't sprint to catch up */
+    /* The sample point: edges since the last frame close here, then this frame's events
+     * arrive (from the window, or injected by the game when headless). */
+    if (in) ty_input_begin_frame(in);
     if (win) {
-      /* The sample point: edges since the last frame close here, then this frame's
-       * events arrive. */
-      if (in) ty_input_begin_frame(in);
       ty_window_poll(win, in);
       if (ty_window_close_requested(win)) break;
     }

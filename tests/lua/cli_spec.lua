@@ -19,6 +19,23 @@ describe("tycho run", function()
   before_each(function() dir = tempdir() end)
   after_each(function() os.execute("rm -rf '" .. dir .. "'") end)
 
+  it("closes input edges every frame when headless, so an injected press lasts one frame", function()
+    write(dir .. "/main.lua", [[
+      local n = 0
+      tycho.engine:beforeFrame(function()
+        n = n + 1
+        if n == 2 then tycho.input.inject({ type = "keydown", key = "space" }) end
+        if tycho.input.wasPressed("space") then print("pressed at " .. n) end
+        if tycho.input.isDown("space") then print("down at " .. n) end
+      end)
+    ]])
+    local code, out = testing.exec("run", dir, "--headless", "--frames", "4")
+    assert.equals(0, code, out)
+    assert.truthy(out:find("pressed at 2", 1, true), out)
+    assert.falsy(out:find("pressed at 3", 1, true), out)
+    assert.truthy(out:find("down at 4", 1, true), out)
+  end)
+
   it("runs a folder's main.lua for exactly --frames frames", function()
     write(dir .. "/main.lua", [[
       local engine = tycho.engine

@@ -74,4 +74,42 @@ describe("examples/hello", function()
     local cr, cg, cb = px(100, 75)
     assert.is_true(math.abs(sr - cr) + math.abs(sg - cg) + math.abs(sb - cb) > 40)
   end)
+
+  it("switches presets with keys 1, 2 and 3, each adding what its caption says", function()
+    local engine = testing.runGame(dir, 1)
+    local function names()
+      local set = {}
+      for _, f in ipairs(engine:features()) do set[f.name] = true end
+      return set
+    end
+    local function lightsOn()
+      local on = 0
+      for _, go in ipairs(engine.scene.roots) do
+        if go:getComponent(tycho.PointLight) and go.enabled then on = on + 1 end
+      end
+      return on
+    end
+    local function press(key) -- one frame down, one up, as `tycho run` samples them
+      tycho.input.beginFrame()
+      tycho.input.inject({ type = "keydown", key = key })
+      engine:step(1 / 60)
+      tycho.input.beginFrame()
+      tycho.input.inject({ type = "keyup", key = key })
+      engine:step(1 / 60)
+    end
+    assert.is_nil(names().ForwardPlus)
+    assert.equals(0, lightsOn())
+    press("2")
+    local set = names()
+    assert.truthy(set.ForwardPlus and set.ForwardLit and set.UI, "forward+ with its tile pass and the caption")
+    assert.equals(48, lightsOn())
+    press("3")
+    set = names()
+    assert.truthy(set.Geometry and set.DeferredLighting and set.AO and set.Bloom, "deferred with SSAO and bloom")
+    assert.is_nil(set.ForwardLit)
+    press("1")
+    set = names()
+    assert.truthy(set.ForwardLit and not set.ForwardPlus and not set.Geometry)
+    assert.equals(0, lightsOn())
+  end)
 end)
