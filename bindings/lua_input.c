@@ -54,18 +54,20 @@ static int input_text_input(lua_State *L) {
   return 1;
 }
 
-/* tycho.input.editText(text [, maxChars]) -> text with this frame's typing applied */
+/* tycho.input.editText(text [, maxChars [, maxBytes]]) -> text with this frame's typing
+ * applied; a limit of nil or 0 is none */
 static int input_edit_text(lua_State *L) {
   const ty_input *in = state(L);
   size_t len;
   const char *s = luaL_checklstring(L, 1, &len);
-  lua_Integer max = luaL_optinteger(L, 2, 0);
-  luaL_argcheck(L, max >= 0, 2, "maxChars must be 0 (no limit) or more");
+  lua_Integer max_chars = luaL_optinteger(L, 2, 0), max_bytes = luaL_optinteger(L, 3, 0);
+  luaL_argcheck(L, max_chars >= 0, 2, "maxChars must be 0 (no limit) or more");
+  luaL_argcheck(L, max_bytes >= 0, 3, "maxBytes must be 0 (no limit) or more");
   luaL_Buffer b;
   size_t cap = len + in->text_len;
   char *buf = luaL_buffinitsize(L, &b, cap > 0 ? cap : 1);
   memcpy(buf, s, len);
-  luaL_pushresultsize(&b, ty_input_apply_typing(in, buf, len, cap, (size_t)max));
+  luaL_pushresultsize(&b, ty_input_apply_typing(in, buf, len, cap, (size_t)max_chars, (size_t)max_bytes));
   return 1;
 }
 

@@ -265,31 +265,34 @@ bool ty_input_text_active(const ty_input *in) { return in->text_active; }
 
 static bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-/* Appends one character (n bytes) unless the limit is reached; returns the new length. */
-static size_t append_char(char *s, size_t len, const char *c, size_t n, size_t *chars, size_t max_chars) {
-  if (max_chars && *chars >= max_chars) return len;
-  memcpy(s + len, c, n);
-  (*chars)++;
-  return len + n;
-}
-
-size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars) {
+size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars,
+                             size_t max_bytes) {
   TY_ASSERT(in && s && cap >= len + in->text_len);
   size_t chars = 0;
   for (size_t i = 0; i < len; i++) chars += !is_continuation((unsigned char)s[i]);
+  /* Once a character does not fit, the typing after it is dropped too (a later shorter
+   * one fitting would scramble the text) until a backspace makes room. */
+  bool full = false;
   size_t at = 0; /* bytes of in->text applied so far */
   for (uint32_t e = 0; e <= in->erase_count; e++) {
     size_t until = e < in->erase_count ? in->erase_at[e] : in->text_len;
-    while (at < until) {
+    for (; at < until && !full;) {
       size_t n = 1;
       while (at + n < until && is_continuation((unsigned char)in->text[at + n])) n++;
-      len = append_char(s, len, in->text + at, n, &chars, max_chars);
-      at += n;
+      full = (max_chars && chars >= max_chars) || (max_bytes && len + n > max_bytes);
+      if (!full) {
+        memcpy(s + len, in->text + at, n);
+        len += n;
+        chars++;
+        at += n;
+      }
     }
+    at = until;
     if (e < in->erase_count && len > 0) {
       while (len > 1 && is_continuation((unsigned char)s[len - 1])) len--;
       len--;
       if (chars) chars--;
+      full = false;
     }
   }
   return len;

@@ -202,10 +202,11 @@ bool ty_input_text_active(const ty_input *in);
 
 /* Applies this frame's typing to the UTF-8 string s (len bytes in a buffer of cap):
  * the text in order, each backspace removing the last UTF-8 character (not byte) where
- * it came. At most max_chars characters are kept (0: no limit); typing past it is
- * dropped. Needs cap >= len + in->text_len; returns the new length (s is not
+ * it came. A character is added only while the result stays within max_chars
+ * characters and max_bytes bytes (0: no limit), so a field never holds half a
+ * character. Needs cap >= len + in->text_len; returns the new length (s is not
  * NUL-terminated). */
-size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars);
+size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars, size_t max_bytes);
 
 /* Whether s (len bytes) is well-formed UTF-8 with no NUL: what a TEXT event must hold. */
 bool ty_utf8_valid(const char *s, size_t len);
