@@ -81,8 +81,8 @@ game.say = say
 
 -- Typed text comes from tycho.input's text input (layout, Shift and IME applied), not
 -- from keys; it is on only while a field is open, so gameplay keys never type. `rect`
--- (x, y, w, h in window pixels, from ui.lua's layout) puts the IME's candidates beside
--- the field.
+-- (x, y, w, h from ui.lua's layout, in frame pixels: window pixels unless the display
+-- scales) puts the IME's candidates beside the field.
 local function startTyping(rect)
   if rect then input.startTextInput(rect[1], rect[2], rect[3], rect[4]) else input.startTextInput() end
 end

@@ -28,10 +28,13 @@ local HOTBAR_SLOT = 44
 
 ---Where the chat field sits on a w x h screen: x, y, width, height (main.lua places the
 ---IME's candidates beside it).
+---@param w number
+---@param h number
 ---@return number, number, number, number
 function UI.chatField(w, h) return 8, h - HOTBAR_SLOT - 38, w * 0.5, 22 end
 
 ---Where a new world's name field sits on the start screen: x, y, width, height.
+---@param w number
 ---@return number, number, number, number
 function UI.nameField(w, _) return 36, 176, w - 72, 32 end
 
