@@ -2,10 +2,9 @@
 -- recently played first); a world is terrain generated from its seed plus its edit log;
 -- walk (WASD, space, mouse look under pointer lock), break (left click) and place (right
 -- click) blocks from the hotbar (1..9, wheel), chat (T), creative or survival worlds named
--- as they are made, a day/night sun and
--- moon, autosave (incremental) every 5 s and on quit, and multiplayer through `tycho serve`'s crafty
--- module (M on the start screen). Logic lives in the modules beside this file; this file
--- wires them to the engine.
+-- as they are made, a day/night sun and moon, autosave (incremental) every 5 s and on quit,
+-- and multiplayer through `tycho serve`'s crafty module (M on the start screen). Logic
+-- lives in the modules beside this file; this file wires them to the engine.
 --
 -- Environment: CRAFTY_AUTOSTART=SEED skips the start screen (a fresh world from SEED);
 -- CRAFTY_SAVES=FILE picks the save file; CRAFTY_SERVER=ws://HOST:PORT the server;
@@ -102,8 +101,7 @@ local function editField(text, maxBytes)
 end
 
 local function screenRect(layout)
-  local size = game.screen
-  return size and { layout(size[1], size[2]) } or nil
+  return game.screenW and { layout(game.screenW, game.screenH) } or nil
 end
 
 -- ---- worlds ----
@@ -491,7 +489,7 @@ end)
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
 local function drawHud(w, h)
-  game.screen = { w, h } -- where the text fields sit, for the IME
+  game.screenW, game.screenH = w, h -- where the text fields sit, for the IME
   if game.state == "playing" then
     local p = game.player
     UI.hud({ width = w, height = h, inventory = game.inventory, atlas = atlas, chat = game.chat,
