@@ -1,5 +1,6 @@
 /* bindings/lua_input.c: tycho.input, the Lua face of engine/platform/input.h: key and
- * mouse queries on this frame's snapshot, gamepads, pointer lock, and inject() for
+ * mouse queries on this frame's snapshot, gamepads, pointer lock, typed text (text input
+ * on and off, the frame's text, editText for text fields), and inject()/injectText() for
  * synthetic events (headless runs and specs).
  *
  * The snapshot is a userdata owned by the Lua state: one per state, kept in the registry
@@ -35,6 +36,80 @@ static int input_was_pressed(lua_State *L) {
 
 static int input_was_released(lua_State *L) {
   lua_pushboolean(L, ty_input_key_released(state(L), luaL_checkstring(L, 1)));
+  return 1;
+}
+
+/* tycho.input.pressCount(key) -> key-downs this frame, auto-repeats included */
+static int input_press_count(lua_State *L) {
+  lua_pushinteger(L, ty_input_key_presses(state(L), luaL_checkstring(L, 1)));
+  return 1;
+}
+
+/* ---- text ---- */
+
+/* tycho.input.textInput() -> this frame's typed text (UTF-8, "" when none) */
+static int input_text_input(lua_State *L) {
+  const ty_input *in = state(L);
+  lua_pushlstring(L, in->text, in->text_len);
+  return 1;
+}
+
+/* tycho.input.editText(text [, maxChars [, maxBytes]]) -> text with this frame's typing
+ * applied; a limit of nil or 0 is none */
+static int input_edit_text(lua_State *L) {
+  const ty_input *in = state(L);
+  size_t len;
+  const char *s = luaL_checklstring(L, 1, &len);
+  lua_Integer max_chars = luaL_optinteger(L, 2, 0), max_bytes = luaL_optinteger(L, 3, 0);
+  luaL_argcheck(L, max_chars >= 0, 2, "maxChars must be 0 (no limit) or more");
+  luaL_argcheck(L, max_bytes >= 0, 3, "maxBytes must be 0 (no limit) or more");
+  luaL_Buffer b;
+  size_t cap = len + in->text_len;
+  char *buf = luaL_buffinitsize(L, &b, cap > 0 ? cap : 1);
+  memcpy(buf, s, len);
+  luaL_pushresultsize(&b, ty_input_apply_typing(in, buf, len, cap, (size_t)max_chars, (size_t)max_bytes));
+  return 1;
+}
+
+/* tycho.input.startTextInput([x, y, w, h]): text input on; the rectangle is where the
+ * text field is, for the IME's candidate window. */
+static int input_start_text_input(lua_State *L) {
+  ty_input *in = state(L);
+  if (lua_isnoneornil(L, 1)) {
+    ty_input_start_text(in, NULL);
+    return 0;
+  }
+  float v[4];
+  for (int i = 0; i < 4; i++) {
+    lua_Number n = luaL_checknumber(L, i + 1);
+    luaL_argcheck(L, n == n && n > -1e9 && n < 1e9, i + 1, "must be a finite number");
+    if (i >= 2) luaL_argcheck(L, n >= 0, i + 1, "width and height must be 0 or more");
+    v[i] = (float)n;
+  }
+  ty_input_start_text(in, &(ty_input_rect){v[0], v[1], v[2], v[3]});
+  return 0;
+}
+
+static int input_stop_text_input(lua_State *L) {
+  ty_input_stop_text(state(L));
+  return 0;
+}
+
+static int input_is_text_input_active(lua_State *L) {
+  lua_pushboolean(L, ty_input_text_active(state(L)));
+  return 1;
+}
+
+/* tycho.input.injectText(text) -> whether it was taken (false while text input is off) */
+static int input_inject_text(lua_State *L) {
+  ty_input *in = state(L);
+  luaL_checktype(L, 1, LUA_TSTRING); /* a number is no typed text */
+  size_t len;
+  const char *text = lua_tolstring(L, 1, &len);
+  if (!ty_utf8_valid(text, len)) return luaL_argerror(L, 1, "text must be UTF-8 with no NUL bytes");
+  uint32_t before = in->text_len;
+  ty_input_inject(in, &(ty_input_event){.type = TY_INPUT_TEXT, .text = text});
+  lua_pushboolean(L, len == 0 ? in->text_active : in->text_len != before);
   return 1;
 }
 
@@ -264,9 +339,17 @@ static int input_inject(lua_State *L) {
   } else if (strcmp(type, "focuslost") == 0) {
     ev.type = TY_INPUT_FOCUS_LOST;
     ty_input_inject(in, &ev);
+  } else if (strcmp(type, "text") == 0) {
+    if (lua_getfield(L, 1, "text") != LUA_TSTRING)
+      return luaL_argerror(L, 1, lua_pushfstring(L, "'text' must be a string, got %s", luaL_typename(L, -1)));
+    size_t len;
+    ev.text = lua_tolstring(L, -1, &len);
+    if (!ty_utf8_valid(ev.text, len)) return luaL_argerror(L, 1, "'text' must be UTF-8 with no NUL bytes");
+    ev.type = TY_INPUT_TEXT;
+    ty_input_inject(in, &ev);
   } else {
     return luaL_argerror(L, 1, lua_pushfstring(L, "unknown event type '%s' (expected keydown, keyup, mousemove, "
-                                                  "mousedown, mouseup, wheel, gamepad or focuslost)", type));
+                                                  "mousedown, mouseup, wheel, gamepad, focuslost or text)", type));
   }
   return 0;
 }
@@ -276,6 +359,13 @@ void ty_open_input(lua_State *L) {
       {"isDown", input_is_down},
       {"wasPressed", input_was_pressed},
       {"wasReleased", input_was_released},
+      {"pressCount", input_press_count},
+      {"textInput", input_text_input},
+      {"editText", input_edit_text},
+      {"startTextInput", input_start_text_input},
+      {"stopTextInput", input_stop_text_input},
+      {"isTextInputActive", input_is_text_input_active},
+      {"injectText", input_inject_text},
       {"mouse", input_mouse},
       {"gamepad", input_gamepad},
       {"setPointerLock", input_set_pointer_lock},

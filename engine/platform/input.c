@@ -1,5 +1,5 @@
-/* engine/platform/input.c: the input snapshot: keys by name, mouse, gamepads, and the
- * per-frame edges. No SDL here; window.c translates SDL events into ty_input_event. */
+/* engine/platform/input.c: the input snapshot: keys by name, mouse, gamepads, typed text,
+ * and the per-frame edges. No SDL here; window.c translates SDL events into ty_input_event. */
 #include "input.h"
 
 #include <ctype.h>
@@ -63,16 +63,28 @@ void ty_input_init(ty_input *in) {
 void ty_input_reset(ty_input *in) {
   ty_pointer_lock_fn fn = in->pointer_lock;
   void *user = in->pointer_lock_user;
+  ty_text_input_fn text_fn = in->text_input;
+  void *text_user = in->text_input_user;
   bool locked = in->pointer_locked;
+  bool text_on = in->text_active && text_fn; /* headless, the snapshot is the whole story */
   memset(in, 0, sizeof *in);
   in->pointer_lock = fn;
   in->pointer_lock_user = user;
-  in->pointer_locked = locked; /* the window's mode did not change */
+  in->text_input = text_fn;
+  in->text_input_user = text_user;
+  in->pointer_locked = locked; /* the window's modes did not change */
+  in->text_active = text_on;
 }
 
 void ty_input_begin_frame(ty_input *in) {
   TY_ASSERT(in);
-  for (uint32_t i = 0; i < TY_INPUT_MAX_KEYS; i++) in->keys[i].pressed = in->keys[i].released = false;
+  for (uint32_t i = 0; i < TY_INPUT_MAX_KEYS; i++) {
+    ty_input_key *k = &in->keys[i];
+    k->pressed = k->released = false;
+    k->presses = 0;
+  }
+  in->text_len = in->erase_count = 0;
+  in->text[0] = '\0';
   ty_input_mouse *m = &in->mouse;
   m->dx = m->dy = m->wheel_x = m->wheel_y = 0;
   memset(m->pressed, 0, sizeof m->pressed);
@@ -101,10 +113,30 @@ static bool key_event(ty_input *in, const ty_input_event *ev, bool down) {
   if (down) {
     if (!k->down && !ev->repeat) k->pressed = true;
     k->down = true;
+    if (k->presses < UINT16_MAX) k->presses++;
+    /* Backspace edits the text being typed, in order with it. */
+    if (in->text_active && strcmp(name, "backspace") == 0 && in->erase_count < TY_INPUT_ERASE_MAX)
+      in->erase_at[in->erase_count++] = (uint16_t)in->text_len;
   } else {
     if (k->down) k->released = true;
     k->down = false;
   }
+  return true;
+}
+
+static bool text_event(ty_input *in, const char *text) {
+  if (!text) return false;
+  size_t n = strlen(text);
+  if (!ty_utf8_valid(text, n)) return false;
+  if (!in->text_active) return true; /* as SDL: no text while text input is off */
+  if (n > TY_INPUT_TEXT_MAX - in->text_len) {
+    if (!in->text_full_logged)
+      ty_log("input_text_full", "more than %d bytes of text in one frame; the rest is dropped", TY_INPUT_TEXT_MAX);
+    in->text_full_logged = true;
+    return true;
+  }
+  memcpy(in->text + in->text_len, text, n + 1);
+  in->text_len += (uint32_t)n;
   return true;
 }
 
@@ -191,6 +223,7 @@ bool ty_input_inject(ty_input *in, const ty_input_event *ev) {
     return true;
   }
   case TY_INPUT_FOCUS_LOST: release_all(in); return true;
+  case TY_INPUT_TEXT: return text_event(in, ev->text);
   case TY_INPUT_NONE: break;
   }
   return false;
@@ -209,6 +242,88 @@ bool ty_input_key_pressed(const ty_input *in, const char *key) {
 bool ty_input_key_released(const ty_input *in, const char *key) {
   const ty_input_key *k = lookup(in, key);
   return k && k->released;
+}
+
+int ty_input_key_presses(const ty_input *in, const char *key) {
+  const ty_input_key *k = lookup(in, key);
+  return k ? k->presses : 0;
+}
+
+void ty_input_start_text(ty_input *in, const ty_input_rect *rect) {
+  TY_ASSERT(in);
+  in->text_active = true;
+  if (in->text_input) in->text_input(in->text_input_user, true, rect);
+}
+
+void ty_input_stop_text(ty_input *in) {
+  TY_ASSERT(in);
+  in->text_active = false;
+  if (in->text_input) in->text_input(in->text_input_user, false, NULL);
+}
+
+bool ty_input_text_active(const ty_input *in) { return in->text_active; }
+
+static bool is_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars,
+                             size_t max_bytes) {
+  TY_ASSERT(in && s && cap >= len + in->text_len);
+  size_t chars = 0;
+  for (size_t i = 0; i < len; i++) chars += !is_continuation((unsigned char)s[i]);
+  /* Once a character does not fit, the typing after it is dropped too (a later shorter
+   * one fitting would scramble the text) until a backspace makes room. */
+  bool full = false;
+  size_t at = 0; /* bytes of in->text applied so far */
+  for (uint32_t e = 0; e <= in->erase_count; e++) {
+    size_t until = e < in->erase_count ? in->erase_at[e] : in->text_len;
+    for (; at < until && !full;) {
+      size_t n = 1;
+      while (at + n < until && is_continuation((unsigned char)in->text[at + n])) n++;
+      full = (max_chars && chars >= max_chars) || (max_bytes && len + n > max_bytes);
+      if (!full) {
+        memcpy(s + len, in->text + at, n);
+        len += n;
+        chars++;
+        at += n;
+      }
+    }
+    at = until;
+    if (e < in->erase_count && len > 0) {
+      while (len > 1 && is_continuation((unsigned char)s[len - 1])) len--;
+      len--;
+      if (chars) chars--;
+      full = false;
+    }
+  }
+  return len;
+}
+
+bool ty_utf8_valid(const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str;
+  for (size_t i = 0; i < len;) {
+    unsigned char c = s[i];
+    size_t n;
+    uint32_t cp;
+    if (c == 0) return false;
+    if (c < 0x80) {
+      i++;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) n = 1, cp = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) n = 2, cp = c & 0x0F;
+    else if (c >= 0xF0 && c <= 0xF4) n = 3, cp = c & 0x07;
+    else return false; /* a stray continuation byte, an overlong lead, or past U+10FFFF */
+    if (len - i <= n) return false;
+    for (size_t k = 1; k <= n; k++) {
+      if (!is_continuation(s[i + k])) return false;
+      cp = cp << 6 | (s[i + k] & 0x3F);
+    }
+    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8. */
+    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+      return false;
+    i += n + 1;
+  }
+  return true;
 }
 
 bool ty_input_set_pointer_lock(ty_input *in, bool locked) {

@@ -13,11 +13,18 @@
  *
  * Keys are named as SDL names them (SDL_GetKeyName), compared without case: "w",
  * "space", "left shift", "return", "escape", "up", "keypad 5", "f1".
+ *
+ * Typed text is separate from keys: a key says which switch moved, text says what the
+ * keyboard layout, Shift and the IME made of it. Text arrives only while text input is
+ * on (ty_input_start_text, as SDL_StartTextInput), is kept in arrival order until the
+ * next begin_frame, and backspaces pressed while it is on are kept in order with it
+ * (ty_input_apply_typing), so a text field replays a frame's typing exactly.
  */
 #ifndef TY_PLATFORM_INPUT_H
 #define TY_PLATFORM_INPUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* Longest key name kept (SDL's longest is about 20 bytes); longer names never match. */
@@ -25,6 +32,11 @@
 /* Distinct key names one snapshot tracks; keys past this are ignored (logged once). */
 #define TY_INPUT_MAX_KEYS 256
 #define TY_INPUT_MAX_GAMEPADS 4
+/* Bytes of typed text one frame keeps (a fast typist makes a few; a paste through the IME
+ * a few hundred); a text event that does not fit is dropped whole (logged once). */
+#define TY_INPUT_TEXT_MAX 1024
+/* Backspaces (auto-repeats included) one frame keeps in order with its text. */
+#define TY_INPUT_ERASE_MAX 64
 
 typedef enum ty_mouse_button {
   TY_MOUSE_LEFT = 0,
@@ -85,12 +97,14 @@ typedef enum ty_input_event_type {
   TY_INPUT_PAD_BUTTON,     /* index, button (ty_pad_button), value (>= 0.5: down); connects the pad */
   TY_INPUT_PAD_AXIS,       /* index, axis (ty_pad_axis), value in -1..1; connects the pad */
   TY_INPUT_FOCUS_LOST,     /* releases every key and button (no stuck keys after alt-tab) */
+  TY_INPUT_TEXT,           /* text: UTF-8 typed text (SDL_TEXTINPUT); dropped while text input is off */
 } ty_input_event_type;
 
 typedef struct ty_input_event {
   ty_input_event_type type;
   const char *key;  /* key events: a key name, any case; read during the call only */
   const char *name; /* PAD_CONNECT: the pad's name; read during the call only */
+  const char *text; /* TEXT: valid UTF-8, NUL-terminated; read during the call only */
   float x, y;       /* mouse move: position in window pixels; wheel: amounts */
   float dx, dy;     /* mouse move with has_delta: relative motion (pointer lock) */
   bool has_delta;
@@ -104,6 +118,7 @@ typedef struct ty_input_event {
 typedef struct ty_input_key {
   char name[TY_INPUT_KEY_NAME_MAX]; /* lowercase; "" for an empty slot */
   bool down, pressed, released;
+  uint16_t presses; /* key-downs since begin_frame, auto-repeats included */
 } ty_input_key;
 
 typedef struct ty_input_pad {
@@ -127,6 +142,15 @@ typedef struct ty_input_mouse {
 /* Asked by ty_input_set_pointer_lock; returns whether the lock is now as asked. */
 typedef bool (*ty_pointer_lock_fn)(void *user, bool locked);
 
+/* Where the text being typed sits, in window coordinates (as the mouse's): the IME puts
+ * its candidate window beside it. */
+typedef struct ty_input_rect {
+  float x, y, w, h;
+} ty_input_rect;
+
+/* Told by ty_input_start_text (on, rect or NULL) and ty_input_stop_text (off, NULL). */
+typedef void (*ty_text_input_fn)(void *user, bool on, const ty_input_rect *rect);
+
 /* The snapshot. Plain memory: zero it with ty_input_init, no destroy needed. */
 typedef struct ty_input {
   ty_input_key keys[TY_INPUT_MAX_KEYS]; /* open-addressed by name hash */
@@ -135,17 +159,28 @@ typedef struct ty_input {
   ty_input_pad pads[TY_INPUT_MAX_GAMEPADS];
   bool pointer_locked;
   bool keys_full_logged;
+  bool text_active;      /* text input is on: TEXT events and backspaces are kept */
+  bool text_full_logged;
+  uint32_t text_len;     /* bytes in text, not counting its NUL */
+  uint32_t erase_count;
+  char text[TY_INPUT_TEXT_MAX + 1]; /* this frame's typed text, NUL-terminated */
+  uint16_t erase_at[TY_INPUT_ERASE_MAX]; /* each backspace: text_len when it came, in order */
   uint64_t frame; /* begin_frame calls so far */
   /* Set by whoever owns the window (ty_window_attach_input); NULL when headless. */
   ty_pointer_lock_fn pointer_lock;
   void *pointer_lock_user;
+  ty_text_input_fn text_input;
+  void *text_input_user;
 } ty_input;
 
 void ty_input_init(ty_input *in);
-/* Forgets every key, button, axis and pad; keeps the pointer-lock hook. */
+/* Forgets every key, button, axis, pad and the frame's text; keeps the window hooks and
+ * what the window is doing (pointer lock, text input). With no window text input goes
+ * off, so each spec starts with it off. */
 void ty_input_reset(ty_input *in);
 
-/* The per-frame sample point: clears the edges (pressed, released, mouse dx/dy, wheel). */
+/* The per-frame sample point: clears the edges (pressed, released, mouse dx/dy, wheel)
+ * and the frame's text and backspaces. */
 void ty_input_begin_frame(ty_input *in);
 
 /* Applies one event. Returns false (and changes nothing) for a malformed event: an
@@ -155,6 +190,26 @@ bool ty_input_inject(ty_input *in, const ty_input_event *ev);
 bool ty_input_key_down(const ty_input *in, const char *key);
 bool ty_input_key_pressed(const ty_input *in, const char *key);
 bool ty_input_key_released(const ty_input *in, const char *key);
+/* Key-downs since begin_frame, auto-repeats included (what holding backspace makes). */
+int ty_input_key_presses(const ty_input *in, const char *key);
+
+/* Text input on (rect: where the text field is, or NULL) or off. Off by default: an IME
+ * composing while the player walks with WASD would swallow the keys. Starting again
+ * while on moves the rect. */
+void ty_input_start_text(ty_input *in, const ty_input_rect *rect);
+void ty_input_stop_text(ty_input *in);
+bool ty_input_text_active(const ty_input *in);
+
+/* Applies this frame's typing to the UTF-8 string s (len bytes in a buffer of cap):
+ * the text in order, each backspace removing the last UTF-8 character (not byte) where
+ * it came. A character is added only while the result stays within max_chars
+ * characters and max_bytes bytes (0: no limit), so a field never holds half a
+ * character. Needs cap >= len + in->text_len; returns the new length (s is not
+ * NUL-terminated). */
+size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars, size_t max_bytes);
+
+/* Whether s (len bytes) is well-formed UTF-8 with no NUL: what a TEXT event must hold. */
+bool ty_utf8_valid(const char *s, size_t len);
 
 /* Asks the window for relative mouse mode; false (and nothing changes) when headless. */
 bool ty_input_set_pointer_lock(ty_input *in, bool locked);

@@ -55,9 +55,10 @@ void ty_platform_pin_libraries(void);
  * signal handlers: SIGINT and SIGTERM stay the caller's). It does not call
  * ty_input_begin_frame: the caller owns the sample point. */
 void ty_window_poll(ty_window *w, ty_input *in);
-/* Makes ty_input_set_pointer_lock(in, ...) reach this window. The window keeps no pointer
- * to in, so either may be freed first; once the window is destroyed the hook answers
- * false, as when headless. */
+/* Makes ty_input_set_pointer_lock(in, ...) and ty_input_start_text/stop_text reach this
+ * window (SDL's relative mouse mode, SDL_StartTextInput), and puts SDL's text input in
+ * the state the snapshot asks. The window keeps no pointer to in, so either may be freed
+ * first; once the window is destroyed the hooks do nothing, as when headless. */
 void ty_window_attach_input(ty_window *w, ty_input *in);
 
 bool ty_window_close_requested(const ty_window *w);

@@ -63,6 +63,8 @@ ty_window *ty_window_create(const ty_window_desc *desc) {
 
   /* Ctrl-C and SIGTERM stay with the run loop's own handlers. */
   SDL_SetHint(SDL_HINT_NO_SIGNAL_HANDLERS, "1");
+  /* The IME draws its own composition and candidates: tycho draws no preedit text. */
+  SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
   if (SDL_InitSubSystem(SDL_INIT_VIDEO) != 0) {
     const char *drv = getenv("SDL_VIDEODRIVER");
     ty_log("window_unavailable", "cannot start SDL video%s%s: %s (no display? SDL_VIDEODRIVER=offscreen gives GL without one)",
@@ -129,6 +131,9 @@ ty_window *ty_window_create(const ty_window_desc *desc) {
     glEnable(GL_DEBUG_OUTPUT_SYNCHRONOUS);
     glDebugMessageCallback(on_gl_debug, NULL);
   }
+  /* SDL2 starts with text input on; it stays off until a text field asks for it
+   * (ty_input_start_text), so an IME never composes out of WASD. */
+  SDL_StopTextInput();
   /* Gamepads are optional: a machine without the joystick subsystem still gets a window. */
   w->pads_ok = SDL_InitSubSystem(SDL_INIT_GAMECONTROLLER) == 0;
   for (int i = 0; i < TY_INPUT_MAX_GAMEPADS; i++) w->pad_ids[i] = -1;
@@ -234,6 +239,7 @@ void ty_window_poll(ty_window *w, ty_input *in) {
       break;
     case SDL_KEYDOWN:
     case SDL_KEYUP: key_event(in, &e.key); break;
+    case SDL_TEXTINPUT: emit(in, (ty_input_event){.type = TY_INPUT_TEXT, .text = e.text.text}); break;
     case SDL_MOUSEMOTION:
       emit(in, (ty_input_event){.type = TY_INPUT_MOUSE_MOVE, .x = (float)e.motion.x, .y = (float)e.motion.y,
                                 .dx = (float)e.motion.xrel, .dy = (float)e.motion.yrel, .has_delta = true});
@@ -278,10 +284,33 @@ static bool lock_hook(void *user, bool locked) {
   return false; /* the window is gone: as headless */
 }
 
+/* Window coordinates to SDL's ints; anything not finite or out of range lands at 0 or the bound. */
+static int to_coord(float v) { return v >= -1e6f && v <= 1e6f ? (int)v : v > 0 ? 1000000 : 0; }
+
+static void text_hook(void *user, bool on, const ty_input_rect *rect) {
+  for (ty_window *w = live_windows; w; w = w->next_live)
+    if (w == user) {
+      if (!on) {
+        SDL_StopTextInput();
+        return;
+      }
+      if (rect) {
+        SDL_Rect r = {to_coord(rect->x), to_coord(rect->y), to_coord(rect->w), to_coord(rect->h)};
+        SDL_SetTextInputRect(&r);
+      }
+      if (!SDL_IsTextInputActive()) SDL_StartTextInput();
+      return;
+    }
+}
+
 void ty_window_attach_input(ty_window *w, ty_input *in) {
   TY_ASSERT(w && in);
   in->pointer_lock = lock_hook;
   in->pointer_lock_user = w;
+  in->text_input = text_hook;
+  in->text_input_user = w;
+  /* The snapshot may have asked for text before the window came. */
+  text_hook(w, in->text_active, NULL);
 }
 
 bool ty_window_close_requested(const ty_window *w) { return w->close_requested; }

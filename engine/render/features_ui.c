@@ -98,8 +98,14 @@ static float for_lines(const char *text, float scale, float x, float y, const ui
   int lines = 0;
   while (*text || lines == 0) {
     size_t n = strcspn(text, "\n");
-    size_t keep = n < sizeof line - 1 ? n : sizeof line - 1;
-    memcpy(line, text, keep);
+    /* stb_easy_font has glyphs for printable ASCII only and indexes its table with any
+     * other byte unchecked: each other character (one UTF-8 sequence) draws as '?'. */
+    size_t keep = 0;
+    for (size_t i = 0; i < n && keep < sizeof line - 1; i++) {
+      unsigned char b = (unsigned char)text[i];
+      if (b >= 32 && b < 127) line[keep++] = (char)b;
+      else if ((b & 0xC0) != 0x80) line[keep++] = '?';
+    }
     line[keep] = 0;
     float w = (float)stb_easy_font_width(line) * scale;
     if (w > widest) widest = w;

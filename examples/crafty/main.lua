@@ -1,10 +1,10 @@
 -- examples/crafty: a voxel sandbox. A start screen lists the saved worlds (thumbnails, most
 -- recently played first); a world is terrain generated from its seed plus its edit log;
 -- walk (WASD, space, mouse look under pointer lock), break (left click) and place (right
--- click) blocks from the hotbar (1..9, wheel), creative or survival, a day/night sun and
--- moon, autosave (incremental) every 5 s and on quit, and multiplayer through `tycho serve`'s crafty
--- module (M on the start screen). Logic lives in the modules beside this file; this file
--- wires them to the engine.
+-- click) blocks from the hotbar (1..9, wheel), chat (T), creative or survival worlds named
+-- as they are made, a day/night sun and moon, autosave (incremental) every 5 s and on quit,
+-- and multiplayer through `tycho serve`'s crafty module (M on the start screen). Logic
+-- lives in the modules beside this file; this file wires them to the engine.
 --
 -- Environment: CRAFTY_AUTOSTART=SEED skips the start screen (a fresh world from SEED);
 -- CRAFTY_SAVES=FILE picks the save file; CRAFTY_SERVER=ws://HOST:PORT the server;
@@ -24,6 +24,8 @@ local scene = engine.scene
 local input = tycho.input
 
 local DAY_SECONDS = 600 -- one full turn of the sun
+-- The server's limits (server/modules/crafty.lua MAX_CHAT, MAX_WORLD_NAME), in bytes.
+local CHAT_MAX_BYTES, NAME_MAX_BYTES = 256, 64
 local SKY_DAY, SKY_NIGHT, SKY_DUSK = { 0.52, 0.72, 0.98 }, { 0.02, 0.03, 0.08 }, { 0.85, 0.5, 0.3 }
 
 local game = {
@@ -73,6 +75,34 @@ local function say(line)
   while #game.chat > 50 do table.remove(game.chat, 1) end
 end
 game.say = say
+
+-- ---- text fields (chat, a new world's name) ----
+
+-- Typed text comes from tycho.input's text input (layout, Shift and IME applied), not
+-- from keys; it is on only while a field is open, so gameplay keys never type. `rect`
+-- (x, y, w, h from ui.lua's layout, in frame pixels: window pixels unless the display
+-- scales) puts the IME's candidates beside the field.
+local function startTyping(rect)
+  if rect then input.startTextInput(rect[1], rect[2], rect[3], rect[4]) else input.startTextInput() end
+end
+
+-- This frame's typing applied to `text`: "return" when Enter finished it, "cancel" when
+-- Esc dropped it, else nil (still typing). Backspace erases one character, not one byte.
+local function editField(text, maxBytes)
+  text = input.editText(text, nil, maxBytes)
+  if input.wasPressed("return") or input.wasPressed("keypad enter") then
+    input.stopTextInput()
+    return text, "return"
+  elseif input.wasPressed("escape") then
+    input.stopTextInput()
+    return text, "cancel"
+  end
+  return text, nil
+end
+
+local function screenRect(layout)
+  return game.screenW and { layout(game.screenW, game.screenH) } or nil
+end
 
 -- ---- worlds ----
 
@@ -145,6 +175,8 @@ local function leave(message)
   game.avatars = {}
   if game.net then game.net:close() end
   game.net, game.chunks, game.world, game.player, game.autosave = nil, nil, nil, nil, nil
+  if game.typing then input.stopTextInput() end
+  game.typing = nil
   highlight.enabled = false
   game.state = "menu"
   game.message = message
@@ -154,12 +186,33 @@ local function leave(message)
 end
 game.leave = leave
 
-local function newWorld(gameMode, seed)
+local function newWorld(gameMode, seed, name)
   seed = seed or (os.time() % 1000000)
-  local record = tycho.storage.createSavedWorld("World " .. seed, seed, gameMode)
+  local record = tycho.storage.createSavedWorld(name or ("World " .. seed), seed, gameMode)
   enter(record, World.new(seed))
 end
 game.newWorld = newWorld
+
+-- N or S on the start screen: name the world first. Enter makes it (an empty name takes
+-- the default shown), Esc goes back to the list.
+local function startNaming(gameMode)
+  local seed = os.time() % 1000000
+  game.naming = { gameMode = gameMode, seed = seed, name = "", default = "World " .. seed }
+  startTyping(screenRect(UI.nameField))
+end
+
+local function namingFrame()
+  local n = game.naming
+  local done
+  n.name, done = editField(n.name, NAME_MAX_BYTES)
+  if not done then return end
+  game.naming = nil
+  if done == "cancel" then return end
+  local name = n.name:match("^%s*(.-)%s*$")
+  if name == "" then name = n.default end
+  if game.net then game.net:createWorld(name, n.seed, n.gameMode)
+  else newWorld(n.gameMode, n.seed, name) end
+end
 
 local function continueWorld(i)
   local w = game.worlds[i]
@@ -264,31 +317,29 @@ scene:addSystem("physics", function(dt)
   game.player:step(dt, { forward = f, right = r, jump = input.isDown("space"), down = input.isDown("left shift") })
 end)
 
-local typedKeys = "abcdefghijklmnopqrstuvwxyz0123456789"
+-- Sends a chat line exactly as typed (to the server, or to the local chat).
+local function sendChat(message)
+  if game.net then game.net:say(message) else say("you: " .. message) end
+end
 
 local function playingFrame()
   local p = game.player
   if game.typing then
-    if input.wasPressed("return") then
-      if #game.typing > 0 then
-        if game.net then game.net:say(game.typing) else say("you: " .. game.typing) end
-      end
+    local done
+    game.typing, done = editField(game.typing, CHAT_MAX_BYTES)
+    if done then
+      local message = game.typing
       game.typing = nil
-    elseif input.wasPressed("escape") then
-      game.typing = nil
-    elseif input.wasPressed("backspace") then
-      game.typing = game.typing:sub(1, -2)
-    else
-      for i = 1, #typedKeys do
-        local k = typedKeys:sub(i, i)
-        if input.wasPressed(k) then game.typing = game.typing .. k end
-      end
-      if input.wasPressed("space") then game.typing = game.typing .. " " end
+      if done == "return" and message:find("%S") then sendChat(message) end
     end
     return
   end
   if input.wasPressed("escape") then return leave() end
-  if input.wasPressed("t") then game.typing = "" return end
+  if input.wasPressed("t") then
+    game.typing = ""
+    startTyping(screenRect(UI.chatField))
+    return
+  end
   local m = input.mouse()
   if m.locked or m.buttons.right then p:turn(-m.dx * 0.0025, -m.dy * 0.0025) end
   for i = 1, 9 do
@@ -398,15 +449,14 @@ end
 engine:beforeFrame(function()
   local dt = engine.frameTime or 1 / 60
   if game.state == "menu" then
+    if game.naming then return namingFrame() end
     local n = #(game.worlds or {})
     if input.wasPressed("down") then game.selected = math.min(n, (game.selected or 1) + 1) end
     if input.wasPressed("up") then game.selected = math.max(1, (game.selected or 1) - 1) end
     if input.wasPressed("n") then
-      if game.net then game.net:createWorld("World " .. os.time() % 100000, os.time() % 1000000, "creative")
-      else newWorld("creative") end
+      startNaming("creative")
     elseif input.wasPressed("s") then
-      if game.net then game.net:createWorld("World " .. os.time() % 100000, os.time() % 1000000, "survival")
-      else newWorld("survival") end
+      startNaming("survival")
     elseif input.wasPressed("return") then
       continueWorld(game.selected or 1)
     elseif input.wasPressed("delete") and not game.net and store and game.worlds[game.selected or 1] then
@@ -439,6 +489,7 @@ end)
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
 local function drawHud(w, h)
+  game.screenW, game.screenH = w, h -- where the text fields sit, for the IME
   if game.state == "playing" then
     local p = game.player
     UI.hud({ width = w, height = h, inventory = game.inventory, atlas = atlas, chat = game.chat,
@@ -446,7 +497,7 @@ local function drawHud(w, h)
       status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)) })
   else
     UI.menu({ width = w, height = h, worlds = game.worlds or {}, selected = game.selected or 1, thumbs = game.thumbs,
-      message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
+      naming = game.naming, message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
   end
 end
 engine:addFeature({ name = "CraftyHUD", update = function(_, frame) drawHud(frame.width, frame.height) end },

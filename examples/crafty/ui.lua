@@ -1,7 +1,8 @@
 -- examples/crafty/ui.lua: what crafty draws with tycho.ui over the frame: the HUD
 -- (crosshair, hotbar with counts, chat, a status line) and the start screen (saved worlds
--- with thumbnails, most recently played first, and the keys that create, continue, delete
--- or go multiplayer). Layout only: main.lua owns the state it shows.
+-- with thumbnails, most recently played first, the keys that create, continue, delete or
+-- go multiplayer, and the name field of a world being made). Layout only: main.lua owns
+-- the state it shows.
 local blocks = require("blocks")
 
 local UI = {}
@@ -23,6 +24,20 @@ local function tileUv(t)
   return { c / blocks.ATLAS_COLUMNS, r / blocks.ATLAS_ROWS, (c + 1) / blocks.ATLAS_COLUMNS, (r + 1) / blocks.ATLAS_ROWS }
 end
 
+local HOTBAR_SLOT = 44
+
+---Where the chat field sits on a w x h screen: x, y, width, height (main.lua places the
+---IME's candidates beside it).
+---@param w number
+---@param h number
+---@return number, number, number, number
+function UI.chatField(w, h) return 8, h - HOTBAR_SLOT - 38, w * 0.5, 22 end
+
+---Where a new world's name field sits on the start screen: x, y, width, height.
+---@param w number
+---@return number, number, number, number
+function UI.nameField(w, _) return 36, 176, w - 72, 32 end
+
 ---The in-game HUD.
 ---@param s {width: integer, height: integer, inventory: table, atlas: table, chat: string[], status?: string, typing?: string, mode: string}
 function UI.hud(s)
@@ -31,7 +46,7 @@ function UI.hud(s)
   tycho.ui.rect(cx - 10, cy - 1, 20, 2, { 1, 1, 1, 0.85 })
   tycho.ui.rect(cx - 1, cy - 10, 2, 20, { 1, 1, 1, 0.85 })
   local inv = s.inventory
-  local slot, pad = 44, 4
+  local slot, pad = HOTBAR_SLOT, 4
   local total = 9 * slot + 8 * pad
   local x0, y0 = (w - total) / 2, h - slot - 12
   tycho.ui.rect(x0 - 6, y0 - 6, total + 12, slot + 12, { 0, 0, 0, 0.45 })
@@ -58,19 +73,34 @@ function UI.hud(s)
     y = y - 20
   end
   if s.typing then
-    tycho.ui.rect(8, h - slot - 38, w * 0.5, 22, { 0, 0, 0, 0.6 })
-    text(12, h - slot - 34, "> " .. s.typing .. "_", WHITE, 1.6)
+    local fx, fy, fw, fh = UI.chatField(w, h)
+    tycho.ui.rect(fx, fy, fw, fh, { 0, 0, 0, 0.6 })
+    text(fx + 4, fy + 4, "> " .. s.typing .. "_", WHITE, 1.6)
   end
 end
 
 ---The start screen.
----@param s {width: integer, height: integer, worlds: table[], selected: integer, thumbs: table, message?: string, server?: string}
+---@param s {width: integer, height: integer, worlds: table[], selected: integer, thumbs: table, naming?: {gameMode: string, name: string, default: string}, message?: string, server?: string}
 function UI.menu(s)
   local w, h = s.width, s.height
   tycho.ui.rect(0, 0, w, h, { 0.08, 0.1, 0.14, 0.85 })
   text(40, 30, "crafty", { 0.6, 0.9, 0.5, 1 }, 5)
   text(40, 90, "N new creative world   S new survival world   Enter play   Delete remove   M multiplayer   Esc quit", WHITE, 1.5)
   if s.message then text(40, 115, s.message, { 1, 0.6, 0.4, 1 }, 1.5) end
+  if s.naming then
+    local n = s.naming
+    text(40, 150, "Name the new " .. n.gameMode .. " world   (Enter create   Esc back)", WHITE, 1.8)
+    local fx, fy, fw, fh = UI.nameField(w, h)
+    tycho.ui.rect(fx, fy, fw, fh, { 0.2, 0.2, 0.25, 0.9 })
+    if n.name == "" then
+      text(fx + 8, fy + 8, n.default, { 1, 1, 1, 0.4 }, 2) -- what an empty name becomes
+      text(fx + 8, fy + 8, "_", WHITE, 2)
+    else
+      text(fx + 8, fy + 8, n.name .. "_", WHITE, 2)
+    end
+    if s.server then text(40, h - 40, s.server, { 0.8, 0.85, 0.9, 1 }, 1.4) end
+    return
+  end
   local y = 150
   if #s.worlds == 0 then text(40, y, "No saved worlds yet: press N to make one.", WHITE, 2) end
   for i, wd in ipairs(s.worlds) do

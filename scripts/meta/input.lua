@@ -51,8 +51,9 @@
 --- - `gamepad`: `index` (1-based, required) and one of `button` + `value` (boolean or number >= 0.5;
 ---   default true), `axis` + `value` (number, clamped to -1..1), `connected` (+ `name`)
 --- - `focuslost`: releases every key and mouse button
+--- - `text`: `text` (required, UTF-8): typed text, as injectText
 ---@class tycho.input.Event
----@field type "keydown"|"keyup"|"mousemove"|"mousedown"|"mouseup"|"wheel"|"gamepad"|"focuslost"
+---@field type "keydown"|"keyup"|"mousemove"|"mousedown"|"mouseup"|"wheel"|"gamepad"|"focuslost"|"text"
 ---@field key? tycho.input.Key
 ---@field repeat? boolean
 ---@field x? number
@@ -65,10 +66,11 @@
 ---@field index? integer
 ---@field connected? boolean
 ---@field name? string
+---@field text? string
 
----Keyboard, mouse and gamepads, sampled once per frame. State (held keys, position, axes)
----follows events at once; edges (wasPressed, wasReleased, dx/dy, wheel) last from one
----beginFrame to the next. One input state per Lua state.
+---Keyboard, mouse, gamepads and typed text, sampled once per frame. State (held keys,
+---position, axes) follows events at once; edges (wasPressed, wasReleased, pressCount, dx/dy,
+---wheel, the frame's text) last from one beginFrame to the next. One input state per Lua state.
 ---@class tycho.input
 tycho.input = {}
 
@@ -86,6 +88,52 @@ function tycho.input.wasPressed(key) end
 ---@param key tycho.input.Key
 ---@return boolean
 function tycho.input.wasReleased(key) end
+
+---How many times the key went down since the last beginFrame, auto-repeats included.
+---@param key tycho.input.Key
+---@return integer
+function tycho.input.pressCount(key) end
+
+---Turns text input on (SDL_StartTextInput): from now on typed text arrives (textInput) and
+---backspaces are kept for editText. Off until asked, so an IME never composes out of
+---gameplay keys. x, y, w, h (window pixels, as mouse()) are where the text field is drawn:
+---the IME puts its candidate window beside it; calling again while on moves it. Give all
+---four or none.
+---@param x? number
+---@param y? number
+---@param w? number
+---@param h? number
+function tycho.input.startTextInput(x, y, w, h) end
+
+---Turns text input off (SDL_StopTextInput): no text arrives until startTextInput.
+function tycho.input.stopTextInput() end
+
+---Whether text input is on.
+---@return boolean
+function tycho.input.isTextInputActive() end
+
+---The text typed since the last beginFrame: SDL_TEXTINPUT events in order, UTF-8, with the
+---keyboard layout, Shift and the IME applied; "" when none. Read this for text, never keys.
+---@return string
+function tycho.input.textInput() end
+
+---`text` with this frame's typing applied in the order it came: the text appended, each
+---backspace pressed while text input is on (auto-repeats included) removing one UTF-8
+---character, not one byte. Typing stops at the first character that would pass maxChars
+---characters or maxBytes bytes (nil or 0: no limit) until a backspace makes room.
+---@param text string
+---@param maxChars? integer
+---@param maxBytes? integer
+---@return string
+function tycho.input.editText(text, maxChars, maxBytes) end
+
+---Feeds typed text as the window would (headless runs, specs). Returns whether it was
+---kept: false while text input is off (a window's text is dropped then too) or when the
+---frame's 1024 bytes are full. Raises `bad argument #1 to 'injectText'` for a non-string or
+---text that is not UTF-8 (or holds a NUL byte).
+---@param text string
+---@return boolean
+function tycho.input.injectText(text) end
 
 ---The mouse: position, motion and wheel this frame, buttons.
 ---@return tycho.input.Mouse
@@ -107,10 +155,11 @@ function tycho.input.gamepad(i) end
 ---@param event tycho.input.Event
 function tycho.input.inject(event) end
 
----The per-frame sample point: clears the edges (wasPressed, wasReleased, mouse dx/dy,
----pressed/released, wheel). The engine's run loop calls it once per frame; specs call it to
+---The per-frame sample point: clears the edges (wasPressed, wasReleased, pressCount, mouse
+---dx/dy, pressed/released, wheel) and the frame's text. The engine's run loop calls it once per frame; specs call it to
 ---step frames.
 function tycho.input.beginFrame() end
 
----Forgets every key, button, axis and pad (specs call it in before_each).
+---Forgets every key, button, axis, pad and the frame's text; without a window text input
+---goes off too (specs call it in before_each).
 function tycho.input.reset() end

@@ -1,4 +1,4 @@
-/* tests/c/gl_device_test.c: the window, the GL 4.5 device and screenshots on a real
+/* tests/c/gl_device_test.c: the window (its text input too), the GL 4.5 device and screenshots on a real
  * context. With no display it runs through SDL's offscreen driver (Mesa llvmpipe in CI,
  * NVIDIA's EGL on a GPU machine). No context is a failure, never a skip: this test is
  * what says the renderer can run here at all. */
@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <SDL.h> /* Required for: pushing a text event through the window's queue */
 #include <epoxy/gl.h>
 
 #include "check.h"
@@ -109,6 +110,39 @@ static void test_context_is_gl45_core(void) {
   CHECK(!ty_window_close_requested(win));
   ty_input_set_pointer_lock(&in, false); /* answered by the driver; must not crash */
   CHECK_NO_GL_ERROR();
+}
+
+/* SDL's text input follows the snapshot, and SDL_TEXTINPUT reaches it only while on. */
+static void test_window_text_input(void) {
+  CHECK(!SDL_IsTextInputActive()); /* SDL2 starts it on; the window turns it off */
+  ty_input in;
+  ty_input_init(&in);
+  ty_window_attach_input(win, &in);
+  SDL_Event e = {.text = {.type = SDL_TEXTINPUT}};
+  strcpy(e.text.text, "h\xc3\xa9");
+  ty_input_start_text(&in, &(ty_input_rect){10, 20, 100, 24});
+  CHECK(SDL_IsTextInputActive());
+  CHECK(ty_input_text_active(&in));
+  CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+  strcpy(e.text.text, "!");
+  CHECK_EQ_INT(SDL_PushEvent(&e), 1);
+  ty_window_poll(win, &in);
+  CHECK(strcmp(in.text, "h\xc3\xa9!") == 0);
+  CHECK_EQ_INT(in.text_len, 4);
+  ty_input_stop_text(&in);
+  CHECK(!SDL_IsTextInputActive());
+  ty_input_begin_frame(&in);
+  SDL_PushEvent(&e); /* SDL may drop it already; the snapshot must */
+  ty_window_poll(win, &in);
+  CHECK_EQ_INT(in.text_len, 0);
+  /* A snapshot that asked for text before the window came gets it on attach. */
+  ty_input early;
+  ty_input_init(&early);
+  ty_input_start_text(&early, NULL);
+  ty_window_attach_input(win, &early);
+  CHECK(SDL_IsTextInputActive());
+  ty_input_stop_text(&early);
+  CHECK(!SDL_IsTextInputActive());
 }
 
 /* ---- buffers ---- */
@@ -710,6 +744,7 @@ int main(void) {
     ty_window_destroy(win);
     return check_summary();
   }
+  RUN(test_window_text_input);
   RUN(test_buffer_create_update_read);
   RUN(test_ring_buffer);
   RUN(test_texture_upload_and_read);

@@ -321,6 +321,14 @@ describe("guards on shared and outside data", function()
     assert.matches("bad argument #5 to 'rect'", err)
   end)
 
+  it("UI text draws a character it has no glyph for (UTF-8, a tab) as one '?'", function()
+    local q = tycho.ui.measure("a?b", 2)
+    assert.equals(q, tycho.ui.measure("aéb", 2))
+    assert.equals(q, tycho.ui.measure("a🙂b", 2))
+    assert.equals(q, tycho.ui.measure("a\tb", 2))
+    assert.equals(tycho.ui.measure("??", 1), tycho.ui.measure("日本", 1))
+  end)
+
   it("a Lua feature declaring without bound fails its frame, not the process", function()
     local engine = newEngine()
     local flood = {

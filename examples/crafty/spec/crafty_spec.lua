@@ -1,8 +1,8 @@
 -- examples/crafty/spec/crafty_spec.lua: the game's logic headless: terrain per seed, edit
 -- replay, saves (every field, an old record, a damaged one, a newer one, the incremental
 -- autosave), survival counts, collision, the ray cast, whole runs of the game (headless and
--- offscreen, saving through engine:onQuit), and the multiplayer flow against a real
--- `tycho serve`.
+-- offscreen, saving through engine:onQuit), typing in the chat and a new world's name
+-- through injected text, and the multiplayer flow against a real `tycho serve`.
 local testing = require("tycho.testing")
 local dir = testing.here() .. "/.."
 package.path = dir .. "/?.lua;" .. package.path
@@ -461,6 +461,136 @@ describe("crafty runs", function()
     end
     assert.is_true(distinct > 20, "only " .. distinct .. " colours")
     os.remove(shot)
+    removeStore(path)
+  end)
+end)
+
+describe("crafty typing", function()
+  local input = tycho.input
+  before_each(function() input.reset() end)
+  after_each(function() input.reset() end)
+
+  -- Runs crafty in-process (headless) with env over the environment.
+  local function startGame(env, frames)
+    local getenv = os.getenv
+    os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
+    local ok, engine = pcall(testing.runGame, dir, frames)
+    os.getenv = getenv -- luacheck: ignore
+    assert.truthy(ok, engine)
+    return engine
+  end
+
+  -- One frame as `tycho run` makes it: the sample point, this frame's events, the step.
+  local function frame(engine, events)
+    input.beginFrame()
+    if events then events() end
+    engine:step(1 / 60)
+  end
+
+  -- What a keyboard delivers for typed text: a key-down per character (Shift held for
+  -- capitals and "!"), and the text only while text input is on.
+  local keyOf = { [" "] = "space", ["!"] = "1", [","] = "," }
+  local function typeKeys(str)
+    for _, code in utf8.codes(str) do
+      local c = utf8.char(code)
+      local key = keyOf[c] or (#c == 1 and c:lower()) or "e"
+      local shift = c ~= c:lower() or c == "!"
+      if shift then input.inject({ type = "keydown", key = "left shift" }) end
+      input.inject({ type = "keydown", key = key })
+      input.injectText(c)
+      input.inject({ type = "keyup", key = key })
+      if shift then input.inject({ type = "keyup", key = "left shift" }) end
+    end
+  end
+  local function press(key)
+    input.inject({ type = "keydown", key = key })
+    input.inject({ type = "keyup", key = key })
+  end
+
+  it("sends a chat line exactly as typed: Shift, punctuation, order, backspace on an accent", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_AUTOSTART = "4711", CRAFTY_VIEW = "2" }, 5)
+    local game = engine.crafty
+    assert.equals("playing", game.state)
+    assert.is_false(input.isTextInputActive(), "no text input while walking")
+    local sent = {}
+    game.net = { players = {}, say = function(_, message) sent[#sent + 1] = message end, sendPose = function() end,
+      sendInventory = function() end, close = function() end }
+
+    frame(engine, function() typeKeys("t") end)
+    assert.equals("", game.typing, "T opens the chat; its own 't' is not typed")
+    assert.is_true(input.isTextInputActive())
+    local p = game.player
+    local x, z = p.x, p.z
+    -- The whole line in one frame (the old key reading gave "ehlloow dlr"), then an
+    -- accent and a backspace that must take both of its bytes, then the rest.
+    frame(engine, function() typeKeys("Hello, Wé") end)
+    assert.equals("Hello, Wé", game.typing)
+    frame(engine, function() press("backspace") end)
+    assert.equals("Hello, W", game.typing)
+    frame(engine, function() typeKeys("orld!") end)
+    assert.equals("Hello, World!", game.typing)
+    assert.same({ x, z }, { p.x, p.z }, "typing w, a, s, d does not walk")
+    frame(engine, function() press("return") end)
+    assert.same({ "Hello, World!" }, sent)
+    assert.is_nil(game.typing)
+    assert.is_false(input.isTextInputActive())
+
+    -- Esc drops a line; single-player chat shows what was typed.
+    game.net = nil
+    frame(engine, function() typeKeys("t") end)
+    frame(engine, function() typeKeys("never sent") end)
+    frame(engine, function() press("escape") end)
+    assert.equals("playing", game.state, "Esc closed the chat, not the world")
+    frame(engine, function() typeKeys("t") end)
+    frame(engine, function()
+      typeKeys("Ünïcode, ok?")
+      press("return") -- in the same frame as the text: the text still counts
+    end)
+    assert.equals("you: Ünïcode, ok?", game.chat[#game.chat])
+    assert.same({ "Hello, World!" }, sent)
+    game.leave()
+    removeStore(path)
+  end)
+
+  it("names a new world as typed on the start screen", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2" }, 2)
+    local game = engine.crafty
+    assert.equals("menu", game.state)
+    frame(engine, function() typeKeys("n") end)
+    assert.is_table(game.naming)
+    assert.equals("", game.naming.name, "the N that opened the field is not in the name")
+    assert.is_true(input.isTextInputActive())
+    frame(engine, function() typeKeys("Mañana Hillsñ") end)
+    frame(engine, function()
+      press("backspace")
+      typeKeys("!")
+    end)
+    assert.equals("Mañana Hills!", game.naming.name)
+    frame(engine, function() press("return") end)
+    assert.equals("playing", game.state)
+    assert.equals("Mañana Hills!", game.record.name)
+    assert.equals("creative", game.record.gameMode)
+    assert.is_false(input.isTextInputActive())
+    game.leave()
+    local store = assert(tycho.storage.open(path))
+    assert.equals("Mañana Hills!", store:list()[1].name)
+    store:close()
+
+    -- Esc backs out without a world; an empty name takes the default shown.
+    frame(engine, function() typeKeys("s") end)
+    frame(engine, function() press("escape") end)
+    assert.is_nil(game.naming)
+    assert.equals("menu", game.state)
+    assert.is_falsy(engine.quitting, "Esc closed the field, not the game")
+    frame(engine, function() typeKeys("s") end)
+    local default = game.naming.default
+    frame(engine, function() press("return") end)
+    assert.equals("playing", game.state)
+    assert.equals(default, game.record.name)
+    assert.equals("survival", game.record.gameMode)
+    game.leave()
     removeStore(path)
   end)
 end)
