@@ -23,6 +23,7 @@ local R = tycho._render
 ---@field width integer|nil headless frame size (the window's size otherwise)
 ---@field height integer|nil
 ---@field onFeatureError fun(message: string, feature: tycho.Feature)|nil replaces the stderr report
+---@field startError string|nil why main.lua failed before it ever ran (hot reload waits for a fixed save; the run then exits 1)
 local Engine = {}
 Engine.__index = Engine
 
@@ -74,7 +75,7 @@ end
 function Engine:_shutdown()
   if self._shutDown then return true end
   self._shutDown = true
-  local ok = true
+  local ok = not self.startError -- main.lua never ran: the run failed
   for _, fn in ipairs(self._onQuit) do
     local done, err = xpcall(fn, tycho._traceback)
     if not done then
@@ -239,7 +240,7 @@ function Engine:frame()
   runStage(self, list, "earlyUpdate", frame)
   runStage(self, list, "update", frame)
   runStage(self, list, "addPasses", frame)
-  local err = errors.latest()
+  local err = self._startErrorView or errors.latest()
   if err and R.hasWindow() then self:_drawError(err, frame) end
   -- A fresh notice (a reload, a reload's error) shows the overlay with it for a while.
   local notice = self._notice
