@@ -284,7 +284,7 @@ end
 -- What the engine shows on screen for main.lua failing before it ever ran.
 function M._errorView(message)
   local first = message:match("^[^\n]*")
-  return { header = ("%s failed (save a fix: it runs then)"):format(state.main:match("[^/]*$")), first = first,
+  return { header = ("%s failed; waiting for a fixed save"):format(state.main:match("[^/]*$")), first = first,
     where = message:match("\nstack traceback:\n\t([^\n]-:%d+): "), count = 1 }
 end
 
