@@ -53,13 +53,95 @@ const char *ty_host_root(void) {
   return NULL;
 }
 
+/* ---- tracebacks that start at the user's line ---- */
+
+/* "@<root>/scripts/": the chunk name prefix of the engine's own Lua files. */
+static const char *engine_source_prefix(size_t *len) {
+  static char prefix[PATH_MAX + 16];
+  static size_t n;
+  if (!n) {
+    const char *root = ty_host_root();
+    if (!root) return NULL;
+    snprintf(prefix, sizeof prefix, "@%s/scripts/", root);
+    n = strlen(prefix);
+  }
+  *len = n;
+  return prefix;
+}
+
+/* A frame the user did not write: a C function, or a function in the engine's scripts/. */
+static bool engine_frame(const lua_Debug *ar) {
+  if (*ar->what == 'C') return true;
+  size_t n;
+  const char *prefix = engine_source_prefix(&n);
+  return prefix && ar->source && strncmp(ar->source, prefix, n) == 0;
+}
+
+/* One traceback line, as luaL_traceback writes it (less its global-name search). */
+static void add_frame(luaL_Buffer *b, lua_State *L, const lua_Debug *ar) {
+  if (ar->currentline <= 0) lua_pushfstring(L, "\n\t%s: in ", ar->short_src);
+  else lua_pushfstring(L, "\n\t%s:%d: in ", ar->short_src, ar->currentline);
+  luaL_addvalue(b);
+  if (*ar->namewhat) lua_pushfstring(L, "%s '%s'", ar->namewhat, ar->name);
+  else if (*ar->what == 'm') lua_pushliteral(L, "main chunk");
+  else if (*ar->what != 'C') lua_pushfstring(L, "function <%s:%d>", ar->short_src, ar->linedefined);
+  else lua_pushliteral(L, "?");
+  luaL_addvalue(b);
+  if (ar->istailcall) luaL_addstring(b, "\n\t(...tail calls...)");
+}
+
+void ty_host_traceback(lua_State *L, lua_State *L1, const char *msg, int level) {
+  enum { HEAD = 10, TAIL = 11 }; /* as luaL_traceback: the first and last frames of a deep stack */
+  lua_Debug ar;
+  int depth = level, first = -1, last = -1;
+  for (; lua_getstack(L1, depth, &ar); depth++) {
+    lua_getinfo(L1, "S", &ar);
+    if (!engine_frame(&ar)) {
+      if (first < 0) first = depth;
+      last = depth;
+    }
+  }
+  if (first < 0) first = level, last = depth - 1; /* all engine: keep it all, it is the engine's bug */
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  if (msg) {
+    luaL_addstring(&b, msg);
+    luaL_addchar(&b, '\n');
+  }
+  luaL_addstring(&b, "stack traceback:");
+  int n = last - first + 1;
+  for (int i = first; i <= last; i++) {
+    if (n > HEAD + TAIL && i == first + HEAD) {
+      lua_pushfstring(L, "\n\t...\t(skipping %d levels)", n - HEAD - TAIL);
+      luaL_addvalue(&b);
+      i = last - TAIL;
+      continue;
+    }
+    if (!lua_getstack(L1, i, &ar)) break;
+    lua_getinfo(L1, "Slnt", &ar);
+    add_frame(&b, L, &ar);
+  }
+  luaL_pushresult(&b);
+}
+
+/* tycho._traceback([msg [, level]]): debug.traceback trimmed to the user's frames. */
+static int host_traceback(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (msg == NULL && !lua_isnoneornil(L, 1)) { /* a non-string error object goes through */
+    lua_settop(L, 1);
+    return 1;
+  }
+  ty_host_traceback(L, L, msg, (int)luaL_optinteger(L, 2, 1));
+  return 1;
+}
+
 static int traceback(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
     msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
-  luaL_traceback(L, L, msg, 1);
+  ty_host_traceback(L, L, msg, 1);
   return 1;
 }
 
@@ -157,6 +239,8 @@ void ty_open_host(lua_State *L) {
   lua_setfield(L, -2, "fs");
   lua_pushcfunction(L, host_now);
   lua_setfield(L, -2, "now");
+  lua_pushcfunction(L, host_traceback);
+  lua_setfield(L, -2, "_traceback");
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   /* Built with AddressSanitizer: freed memory sits in its quarantine, so RSS says nothing

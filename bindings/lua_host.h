@@ -15,6 +15,13 @@ lua_State *ty_host_create(const char *game_dir);
  * tree it was built from). */
 const char *ty_host_root(void);
 
+/* Pushes msg (NULL: none), a newline and "stack traceback:" with L1's frames from level
+ * on, as luaL_traceback does, trimmed to the user's code: the engine's frames (C functions
+ * and the engine's scripts/) above the first frame of a user's file and below the last
+ * one are left out, so the first line names the user's file:line. A stack with no user
+ * frame is written whole. */
+void ty_host_traceback(lua_State *L, lua_State *L1, const char *msg, int level);
+
 /* Calls the function below nargs arguments with a traceback handler. On error, prints
  * "tycho: <what>: <message and traceback>" and returns false. */
 bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what);

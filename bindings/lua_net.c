@@ -8,6 +8,7 @@
  * conn:setHandlers(h) or conn:ready(), then handed over in arrival order before anything
  * newer, so no event is lost or reordered between the two sets of handlers. */
 #include "bindings.h"
+#include "lua_host.h" /* Required for: ty_host_traceback */
 #include "lua_json.h"
 #include "net/client.h"
 
@@ -84,7 +85,7 @@ static int net_client_gc(lua_State *L) {
 static int traceback(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  luaL_traceback(L, L, msg, 1);
+  ty_host_traceback(L, L, msg, 1);
   return 1;
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lua_host.h"  /* Required for: ty_host_traceback */
 #include "lua_scene.h" /* Required for: ty_lctx_get, ty_check_gameobject */
 
 #define TY_MESH "Mesh"
@@ -783,7 +784,7 @@ static int graph_fullscreen(lua_State *L) {
 
 static int traceback(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
-  luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
+  ty_host_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
   return 1;
 }
 

@@ -9,6 +9,7 @@
  * past it, so the error is reported through scene.onError and the walk resumes there.
  */
 #include "lua_scene.h"
+#include "lua_host.h" /* Required for: ty_host_traceback */
 
 #include <string.h>
 
@@ -313,19 +314,38 @@ static int scene_data(lua_State *L, int idx, const char *key) {
 
 /* ---- errors from hooks ---- */
 
+/* The message and a traceback that starts at the user's line (not at `error` or the walk). */
 static int traceback_handler(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  luaL_traceback(L, L, msg, 1);
+  ty_host_traceback(L, L, msg, 1);
   return 1;
 }
 
+/* tycho._setErrorReporter(fn|nil): fn(message, info) takes the errors of scenes that have
+ * no onError (scripts/tycho/errors.lua: deduplicated, counted, shown on screen). */
+static const char reporter_key = 0;
+
+static int set_error_reporter(lua_State *L) {
+  if (!lua_isnil(L, 1)) luaL_checktype(L, 1, LUA_TFUNCTION);
+  lua_settop(L, 1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &reporter_key);
+  return 0;
+}
+
 /* Reports the error message on top of the stack: scene.onError(message, info) when the
- * scene (at scene_idx, or 0 for none) has one, else stderr. Pops the message. An error
- * raised by onError propagates. */
+ * scene (at scene_idx, or 0 for none) has one, else the reporter errors.lua installed,
+ * else stderr. Pops the message. An error raised by onError propagates. */
 static void report_error(lua_State *L, int scene_idx, const char *hook, ty_id object, int inst_idx) {
   int msg = lua_gettop(L);
-  if (scene_idx && scene_data(L, scene_idx, "onError") != LUA_TNIL) {
+  ty_lctx_get(L)->errors_caught++;
+  bool handler = scene_idx && scene_data(L, scene_idx, "onError") != LUA_TNIL;
+  if (!handler) {
+    if (scene_idx) lua_pop(L, 1);
+    handler = lua_rawgetp(L, LUA_REGISTRYINDEX, &reporter_key) == LUA_TFUNCTION;
+    if (!handler) lua_pop(L, 1);
+  }
+  if (handler) {
     lua_pushvalue(L, msg);
     lua_createtable(L, 0, 3);
     lua_pushstring(L, hook);
@@ -340,7 +360,6 @@ static void report_error(lua_State *L, int scene_idx, const char *hook, ty_id ob
     }
     lua_call(L, 2, 0);
   } else {
-    if (scene_idx) lua_pop(L, 1);
     const char *name = "?";
     if (object) {
       ty_push_gameobject(L, object);
@@ -1495,7 +1514,17 @@ static int stats_transforms(lua_State *L) {
 
 static int stats_reset(lua_State *L) {
   ty_transforms_reset_stats(ty_world_transforms(world_of(L)));
+  ty_lctx_get(L)->errors_caught = 0;
   return 0;
+}
+
+/* tycho.stats.errors() -> {caught=}: every error a scene caught in a hook, whoever reported
+ * it (the log shows repeats only as a count; this counts each one). */
+static int stats_errors(lua_State *L) {
+  lua_createtable(L, 0, 1);
+  lua_pushinteger(L, (lua_Integer)ty_lctx_get(L)->errors_caught);
+  lua_setfield(L, -2, "caught");
+  return 1;
 }
 
 /* tycho.syncTransforms(): what a rendered frame runs first (every local table read back,
@@ -1659,7 +1688,8 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, tycho, "PHASES");
 
   static const luaL_Reg stats[] = {
-      {"transforms", stats_transforms}, {"reset", stats_reset}, {"objects", stats_objects}, {NULL, NULL}};
+      {"transforms", stats_transforms}, {"reset", stats_reset}, {"objects", stats_objects},
+      {"errors", stats_errors},         {NULL, NULL}};
   luaL_newlib(L, stats);
   lua_setfield(L, tycho, "stats");
   lua_pushcfunction(L, class_changed);
@@ -1668,4 +1698,6 @@ void ty_open_scene(lua_State *L) {
   lua_setfield(L, tycho, "syncTransforms");
   lua_pushcfunction(L, set_tracker);
   lua_setfield(L, tycho, "_setTracker");
+  lua_pushcfunction(L, set_error_reporter);
+  lua_setfield(L, tycho, "_setErrorReporter");
 }

@@ -27,6 +27,7 @@ typedef struct ty_lctx {
   uint32_t gos_cap;
   uint32_t class_epoch; /* bumped whenever a component class is declared again or grows */
   uint32_t hooks_epoch; /* the epoch every component's hook mask was computed at */
+  uint64_t errors_caught; /* errors scenes caught in hooks since tycho.stats.reset() */
 } ty_lctx;
 
 ty_lctx *ty_lctx_get(lua_State *L);

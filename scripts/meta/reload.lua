@@ -27,7 +27,9 @@ function reload.file(path, removed) end
 ---@return integer reloaded
 function reload.poll() end
 
----Runs the game's main file with reloading on and watches `dirs` recursively.
+---Runs the game's main file with reloading on and watches `dirs` recursively. When
+---main.lua fails it is reported, engine.startError holds the message and the run waits:
+---the next save of main.lua runs it. Raises instead when no watcher could be opened.
 ---@param engine tycho.Engine
 ---@param main string
 ---@param dirs string[]

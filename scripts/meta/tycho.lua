@@ -424,7 +424,7 @@ tycho.GameObject = GameObject
 ---@class tycho.Scene
 ---The scene's clock.
 ---@field time tycho.Time
----Called as onError(message, info) for an error raised in a hook; nil prints the message with its traceback on stderr.
+---Called as onError(message, info) for every error raised in a hook; nil hands it to tycho.errors (each distinct error logged once with its traceback, repeats as a count a second, the latest on screen).
 ---@field onError fun(message: string, info: tycho.ErrorInfo)|nil
 ---Objects with no parent, in join order (pending joins included); a new array on each read.
 ---@field roots tycho.GameObject[]
@@ -669,7 +669,7 @@ local Stats = {}
 ---@return tycho.TransformStats
 function Stats.transforms() end
 
----Zeroes the transform counters.
+---Zeroes the transform counters and the caught-error count (tycho.stats.errors()).
 function Stats.reset() end
 
 ---Number of live GameObjects in this Lua state (every scene and none).

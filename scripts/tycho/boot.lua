@@ -1,5 +1,6 @@
 -- scripts/tycho/boot.lua: the engine's Lua side, loaded into every state after the C
 -- bindings: component classes, prefabs and the scene helpers written in Lua.
+require("tycho.errors") -- before any scene raises: the default report of caught errors
 require("tycho.component")
 require("tycho.prefab")
 require("tycho.render")

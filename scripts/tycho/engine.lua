@@ -8,6 +8,7 @@
 
 local tycho = require("tycho")
 local render = require("tycho.render") -- the components, tycho.features, tycho.presets
+local errors = require("tycho.errors")
 local R = tycho._render
 
 ---@class tycho.Engine
@@ -22,6 +23,7 @@ local R = tycho._render
 ---@field width integer|nil headless frame size (the window's size otherwise)
 ---@field height integer|nil
 ---@field onFeatureError fun(message: string, feature: tycho.Feature)|nil replaces the stderr report
+---@field startError string|nil why main.lua failed before it ever ran (hot reload waits for a fixed save; the run then exits 1)
 local Engine = {}
 Engine.__index = Engine
 
@@ -73,14 +75,15 @@ end
 function Engine:_shutdown()
   if self._shutDown then return true end
   self._shutDown = true
-  local ok = true
+  local ok = not self.startError -- main.lua never ran: the run failed
   for _, fn in ipairs(self._onQuit) do
-    local done, err = xpcall(fn, debug.traceback)
+    local done, err = xpcall(fn, tycho._traceback)
     if not done then
       ok = false
       io.stderr:write("tycho: onQuit hook failed: ", tostring(err), "\n")
     end
   end
+  errors.flush(true) -- the repeats of an error still going on are owed to the log
   return ok
 end
 
@@ -100,7 +103,7 @@ function Engine:_featureFailed(f, where, message)
   end
 end
 
-local function traceback(message) return debug.traceback(tostring(message), 2) end
+local function traceback(message) return tycho._traceback(tostring(message), 2) end
 
 -- Calls f[method](f, arg) with errors contained; false when it failed.
 local function call(self, f, method, arg)
@@ -237,6 +240,8 @@ function Engine:frame()
   runStage(self, list, "earlyUpdate", frame)
   runStage(self, list, "update", frame)
   runStage(self, list, "addPasses", frame)
+  local err = self._startErrorView or errors.latest()
+  if err and R.hasWindow() then self:_drawError(err, frame) end
   -- A fresh notice (a reload, a reload's error) shows the overlay with it for a while.
   local notice = self._notice
   if notice and tycho.now() > self._noticeUntil then
@@ -271,6 +276,43 @@ function Engine:frame()
     shots[i] = nil
   end
   return frame
+end
+
+-- The latest error, in a box at the bottom of the screen while it lasts (errors.lua).
+local ERROR_BOX, ERROR_TEXT, ERROR_COUNT = { 0.3, 0, 0, 0.85 }, { 1, 0.9, 0.9, 1 }, { 1, 0.7, 0.7, 1 }
+
+-- Cuts text into lines of at most `width` characters.
+local function wrap(text, width)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do
+    repeat
+      lines[#lines + 1] = line:sub(1, width)
+      line = line:sub(width + 1)
+    until line == ""
+  end
+  return table.concat(lines, "\n")
+end
+
+function Engine:_drawError(e, frame)
+  local ui = tycho.ui
+  local scale = frame.height >= 1000 and 2 or 1.5
+  local text = e.header .. ":\n" .. e.first
+  if e.where and not e.first:find(e.where, 1, true) then text = text .. "\nat " .. e.where end
+  text = wrap(text, math.max(20, (frame.width - 32) // math.floor(6 * scale)))
+  local w, h = ui.measure(text, scale)
+  local count = e.count > 1 and ("%d times"):format(e.count) or nil
+  local ch = count and 10 * scale or 0
+  local x, y = 12, frame.height - h - ch - 18
+  ui.rect(x - 6, y - 6, w + 12, h + ch + 12, ERROR_BOX)
+  ui.text(x, y, text, ERROR_TEXT, scale)
+  if count then ui.text(x, y + h, count, ERROR_COUNT, scale) end
+  local layer = self._errorLayer
+  if not layer then
+    layer = ui.feature()
+    layer.name = "ErrorOverlay"
+    self._errorLayer = layer
+  end
+  call(self, layer, "addPasses", frame)
 end
 
 ---Writes the window's back buffer as a PNG once this frame has rendered (at once when it
@@ -310,6 +352,7 @@ function Engine:step(rawDt)
   runAll(self._beforeFrame)
   local steps, alpha = self.loop:advance(rawDt)
   runAll(self._afterFrame)
+  errors.flush() -- errors that repeated this past second: one line each
   self.frameCount = self.frameCount + 1
   return steps, alpha
 end

@@ -10,6 +10,7 @@
 -- keeps running. Shaders, textures and meshes go to the renderer.
 
 local tycho = require("tycho")
+local errors = require("tycho.errors")
 
 local M = {}
 
@@ -41,7 +42,7 @@ local function extension(path) return (path:match("%.([%w]+)$") or ""):lower() e
 
 local lastTrace
 local function onError(e)
-  lastTrace = debug.traceback(tostring(e), 2)
+  lastTrace = tycho._traceback(tostring(e), 2)
   return e
 end
 
@@ -264,16 +265,37 @@ end
 local function report(key, message, logged)
   if reported[key] == message then return end
   reported[key] = message
+  local engine = state.engine
+  if key == state.main and engine and engine.startError then
+    -- main.lua has never run: there is no good version, the game waits for the next save.
+    engine.startError = message
+    engine._startErrorView = M._errorView(message)
+    io.stderr:write("tycho: ", key, " still fails, waiting for the next save: ", message, "\n")
+    io.stderr:flush()
+    return
+  end
   if not logged then
     io.stderr:write("tycho: reload of ", key, " failed, keeping the last good version: ", message, "\n")
     io.stderr:flush()
   end
-  local engine = state.engine
   if engine and engine.notify then engine:notify("reload failed: " .. message, 5) end
+end
+
+-- What the engine shows on screen for main.lua failing before it ever ran.
+function M._errorView(message)
+  local first = message:match("^[^\n]*")
+  return { header = ("%s failed; waiting for a fixed save"):format(state.main:match("[^/]*$")), first = first,
+    where = message:match("\nstack traceback:\n\t([^\n]-:%d+): "), count = 1 }
 end
 
 local function succeeded(key, started)
   reported[key] = nil
+  errors.clear() -- the error on screen belonged to the old code
+  local engine = state.engine
+  if key == state.main and engine and engine.startError then
+    engine.startError, engine._startErrorView = nil, nil
+    io.stderr:write("tycho: ", key, " ran: the game starts\n")
+  end
   state.count = state.count + 1
   local ms = (tycho.now() - started) * 1000
   local text = ("reloaded %s in %.1f ms"):format(key, ms)
@@ -457,8 +479,11 @@ function M.poll()
 end
 
 ---Runs the game's main file with reloading on: registrations are tracked from the first
----line, and the engine polls the watcher over `dirs` at the start of every frame.
----Raises what main.lua raises (the run stops, as without reloading).
+---line, and the engine polls the watcher over `dirs` at the start of every frame. When
+---main.lua fails (a syntax error, an error while it runs) it is reported, the engine's
+---`startError` holds the message and the run goes on with nothing in it, waiting: the next
+---save of main.lua runs it. Without a watcher (inotify unavailable) it raises what
+---main.lua raises instead (the run stops, as without reloading).
 ---@param engine tycho.Engine
 ---@param main string the main file
 ---@param dirs string[] folders to watch recursively (missing ones are skipped)
@@ -478,16 +503,28 @@ function M.start(engine, main, dirs)
   else
     io.stderr:write("tycho: hot reload is off: ", tostring(err), "\n")
   end
-  local chunk, lerr = loadfile(main)
-  if not chunk then error(lerr, 0) end
   local rec = { regs = {} }
   records[state.main] = rec
-  local ok, result, regs = M._execute(rec, chunk)
-  if not ok then
+  local chunk, message = loadfile(main)
+  local raw = message
+  if chunk then
+    lastTrace = nil
+    local ok, result, regs = M._execute(rec, chunk)
+    if ok then
+      rec.regs = regs
+      return
+    end
     undo(regs)
-    error(lastTrace or result, 0)
+    raw = tostring(result)
+    message = lastTrace or raw
   end
-  rec.regs = regs
+  if not state.watch then error(message, 0) end
+  reported[state.main] = raw -- the same mistake saved again says nothing more
+  engine.startError = message
+  engine._startErrorView = M._errorView(message)
+  io.stderr:write("tycho: ", main, ": ", message, "\n",
+    "tycho: waiting for ", main, " to be saved without errors (hot reload is on; --no-watch exits instead)\n")
+  io.stderr:flush()
 end
 
 ---How many reloads succeeded so far.

@@ -502,7 +502,11 @@ function M.main(paths, out)
     local where = table.concat(paths, ", ")
     recordFailure(run, "tycho test", "no *_spec.lua or *_test.lua files found in: " .. where)
   end
-  for _, path in ipairs(files) do runFileIn(run, path) end
+  local errors = require("tycho.errors")
+  for _, path in ipairs(files) do
+    runFileIn(run, path)
+    errors.flush(true) -- repeats of errors its scenes caught, counted beside the file that made them
+  end
   local result = finish(run)
   return result.failed == 0 and 0 or 1
 end

@@ -90,6 +90,36 @@ describe("tycho run", function()
     assert.truthy(out:find("main.lua:2: bad update", 1, true), out)
   end)
 
+  it("logs 100 objects failing for 60 frames as one report and a repeat count", function()
+    write(dir .. "/main.lua", [[
+      local Bad = tycho.component("Bad")
+      function Bad:update() error("bad update") end
+      for i = 1, 100 do tycho.engine.scene:add(tycho.GameObject.new("bad" .. i)):addComponent(Bad) end
+      tycho.engine:onQuit(function() print("caught=" .. tycho.stats.errors().caught) end)
+    ]])
+    local code, out = testing.exec("run", dir, "--headless", "--frames", "60", "--no-watch")
+    assert.equals(0, code, out)
+    assert.truthy(out:find("caught=6000", 1, true), out)
+    local _, reports = out:gsub("stack traceback", "")
+    assert.equals(1, reports, out)
+    assert.truthy(out:find("error in update of GameObject 'bad1': [^\n]*main%.lua:2: bad update\nstack traceback:\n\t[^\n]*main%.lua:2: in "), out)
+    local repeats = 0
+    for n in out:gmatch("main%.lua:2: bad update %(repeated (%d+) times in the last [%d.]+ s, on 100 GameObjects%)") do
+      repeats = repeats + tonumber(n)
+    end
+    assert.equals(5999, repeats, out)
+    assert.truthy(#out < 2000, out)
+  end)
+
+  it("with --no-watch, exits 1 at once when main.lua fails", function()
+    write(dir .. "/main.lua", "local t = nil\nprint(t.x)\n")
+    local code, out = testing.shell(("timeout 20 %s run %s --headless --no-watch")
+      :format(testing.quote(tycho.executable), testing.quote(dir)))
+    assert.equals(1, code, out)
+    assert.truthy(out:find("main.lua:2: attempt to index a nil value", 1, true), out)
+    assert.falsy(out:find("waiting", 1, true), out)
+  end)
+
   it("stops cleanly on SIGINT when no --frames is given", function()
     write(dir .. "/main.lua", [[
       tycho.engine:afterFrame(function()
