@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 
 #include "lua_scene.h" /* Required for: ty_lctx_get, ty_check_gameobject */
+#include "lua_window.h" /* Required for: ty_lua_window_frame_size */
 
 #define TY_MESH "Mesh"
 #define TY_MATERIAL "Material"
@@ -973,10 +974,10 @@ static int r_begin_frame(lua_State *L) {
   if (lr->executing) return luaL_error(L, "beginFrame: a frame is executing (engine:frame() called from a pass?)");
   luaL_checktype(L, 1, LUA_TTABLE);
   ty_frame_desc d = {0};
-  int w = 0, h = 0;
-  if (lr->window) ty_window_drawable_size(lr->window, &w, &h);
-  d.width = (uint32_t)opt_number(L, 1, "width", (float)(w > 0 ? w : 1280), "beginFrame");
-  d.height = (uint32_t)opt_number(L, 1, "height", (float)(h > 0 ? h : 720), "beginFrame");
+  int w, h;
+  ty_lua_window_frame_size(L, &w, &h);
+  d.width = (uint32_t)opt_number(L, 1, "width", (float)w, "beginFrame");
+  d.height = (uint32_t)opt_number(L, 1, "height", (float)h, "beginFrame");
   if (!d.width) d.width = 1;
   if (!d.height) d.height = 1;
   lua_getfield(L, 1, "camera");
