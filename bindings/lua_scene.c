@@ -774,6 +774,8 @@ static const float *world_matrix(lua_State *L, ty_id id) {
   return ty_transform_world(ty_world_transforms(world_of(L)), current_transform(L, id));
 }
 
+const float *ty_lua_world_matrix(lua_State *L, ty_id id) { return world_matrix(L, id); }
+
 static int go_localToWorld(lua_State *L) {
   ty_push_mat4(L, world_matrix(L, ty_check_gameobject(L, 1)));
   return 1;
