@@ -130,8 +130,10 @@ function Camera:onDestroy() liveCameras[self] = nil end
 -- (engine/render/camera.c), in doubles, with the projection the renderer draws with.
 
 -- The engine that owns each scene (engine.lua fills it): a camera in an engine's scene
--- measures against that engine's frame size.
-local sceneEngines = setmetatable({}, { __mode = "k" })
+-- measures against that engine's frame size. Kept on the class, which outlives a reload
+-- of this file, so engines made before the reload are still found.
+local sceneEngines = rawget(Camera, "_sceneEngines") or setmetatable({}, { __mode = "k" })
+rawset(Camera, "_sceneEngines", sceneEngines)
 
 local function attachedObject(self, fname)
   local go = self.gameObject
