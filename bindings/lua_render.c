@@ -4,8 +4,9 @@
  * tycho.texture.load, tycho.stats.render. The components, features and presets are Lua
  * (scripts/tycho/render.lua, scripts/tycho/presets/) over the private table
  * tycho._render this file fills: item and light slots, a frame's begin and end, the
- * built-in features' options parsed once into a userdata, and the Frame and RenderGraph
- * userdata a feature's addPasses sees.
+ * built-in features' options parsed once into a userdata, the Frame and RenderGraph
+ * userdata a feature's addPasses sees, and the Camera's screen <-> world conversions
+ * (engine/render/camera.h).
  *
  * One renderer per Lua state, made headless when the host opens the binding and kept in
  * the registry; the run loop gives it a window (ty_lua_render_set_window). Meshes,
@@ -1180,8 +1181,8 @@ static int r_camera_to_screen(lua_State *L) {
   return 3;
 }
 
-/* _render.cameraToWorld(camera args..., x, y [, depth]) -> Vec3 (table form: doubles); depth defaults to the near
- * plane the renderer uses */
+/* _render.cameraToWorld(camera args..., x, y [, depth]) -> Vec3 (table form: doubles);
+ * depth defaults to the near plane the renderer uses */
 static int r_camera_to_world(lua_State *L) {
   ty_camera_view v;
   check_camera_view(L, &v);
