@@ -49,6 +49,10 @@ float *ty_push_mat4(lua_State *L, const float m[16]); /* m may be NULL for ident
 ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view); /* a world kind */
 /* Pushes a new local table {x=, y=, z=[, w=]} (n = 3: Vec3, 4: Quat) holding v. */
 void ty_push_local(lua_State *L, const float *v, int n);
+/* Pushes a new Vec3 in table form {x=, y=, z=}, with the methods and operators of a local
+ * table but owned by no GameObject: its fields keep full double precision, for results
+ * that must round-trip exactly (camera:screenToWorld). */
+void ty_push_vec3_table(lua_State *L, double x, double y, double z);
 /* Empties the local table at idx and gives it the metatable whose every access raises. */
 void ty_kill_local(lua_State *L, int idx);
 /* Any form of Vec3 (owned, world view, local table; a dead local table too) at idx? */

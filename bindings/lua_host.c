@@ -2,6 +2,7 @@
  * and protected calls that report file:line with a traceback. */
 #include "lua_host.h"
 #include "lua_image.h" /* Required for: ty_open_image */
+#include "lua_window.h" /* Required for: ty_open_window */
 
 #include <dirent.h>
 #include <errno.h>
@@ -302,6 +303,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_json(L);
   ty_open_storage(L);
   ty_open_render(L); /* after ty_open_scene: its renderer draws that world */
+  ty_open_window(L); /* after ty_open_render: the window is the renderer's */
   ty_open_image(L);
   ty_open_net(L);
   ty_open_watch(L);

@@ -186,6 +186,18 @@ void ty_push_local(lua_State *L, const float *v, int n) {
   lua_setmetatable(L, -2);
 }
 
+void ty_push_vec3_table(lua_State *L, double x, double y, double z) {
+  lua_createtable(L, 0, 3);
+  lua_pushnumber(L, x);
+  lua_setfield(L, -2, "x");
+  lua_pushnumber(L, y);
+  lua_setfield(L, -2, "y");
+  lua_pushnumber(L, z);
+  lua_setfield(L, -2, "z");
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &K_LOCAL_VEC3);
+  lua_setmetatable(L, -2);
+}
+
 void ty_kill_local(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   lua_pushnil(L);

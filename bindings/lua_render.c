@@ -4,8 +4,9 @@
  * tycho.texture.load, tycho.stats.render. The components, features and presets are Lua
  * (scripts/tycho/render.lua, scripts/tycho/presets/) over the private table
  * tycho._render this file fills: item and light slots, a frame's begin and end, the
- * built-in features' options parsed once into a userdata, and the Frame and RenderGraph
- * userdata a feature's addPasses sees.
+ * built-in features' options parsed once into a userdata, the Frame and RenderGraph
+ * userdata a feature's addPasses sees, and the Camera's screen <-> world conversions
+ * (engine/render/camera.h).
  *
  * One renderer per Lua state, made headless when the host opens the binding and kept in
  * the registry; the run loop gives it a window (ty_lua_render_set_window). Meshes,
@@ -19,6 +20,8 @@
 
 #include "lua_host.h"  /* Required for: ty_host_traceback */
 #include "lua_scene.h" /* Required for: ty_lctx_get, ty_check_gameobject */
+#include "lua_window.h" /* Required for: ty_lua_window_frame_size */
+#include "render/camera.h" /* Required for: ty_camera_view */
 
 #define TY_MESH "Mesh"
 #define TY_MATERIAL "Material"
@@ -974,10 +977,10 @@ static int r_begin_frame(lua_State *L) {
   if (lr->executing) return luaL_error(L, "beginFrame: a frame is executing (engine:frame() called from a pass?)");
   luaL_checktype(L, 1, LUA_TTABLE);
   ty_frame_desc d = {0};
-  int w = 0, h = 0;
-  if (lr->window) ty_window_drawable_size(lr->window, &w, &h);
-  d.width = (uint32_t)opt_number(L, 1, "width", (float)(w > 0 ? w : 1280), "beginFrame");
-  d.height = (uint32_t)opt_number(L, 1, "height", (float)(h > 0 ? h : 720), "beginFrame");
+  int w, h;
+  ty_lua_window_frame_size(L, &w, &h);
+  d.width = (uint32_t)opt_number(L, 1, "width", (float)w, "beginFrame");
+  d.height = (uint32_t)opt_number(L, 1, "height", (float)h, "beginFrame");
   if (!d.width) d.width = 1;
   if (!d.height) d.height = 1;
   lua_getfield(L, 1, "camera");
@@ -1149,6 +1152,57 @@ static int r_end_frame(lua_State *L) {
   else lua_pushstring(L, ty_render_error(lr->R));
   lua_rawgeti(L, LUA_REGISTRYINDEX, lr->failures_ref);
   return 3;
+}
+
+/* ---- screen <-> world through a camera (Camera:worldToScreen and friends) ---- */
+
+/* Reads _render.camera*(go, orthographic, fov, size, near, far, width, height, ...): the
+ * Camera component's fields and the screen it is measured against. */
+static void check_camera_view(lua_State *L, ty_camera_view *v) {
+  ty_id id = ty_check_gameobject(L, 1);
+  ty_camera_desc c = {.object = id,
+                      .orthographic = lua_toboolean(L, 2),
+                      .fov_deg = (float)luaL_checknumber(L, 3),
+                      .size = (float)luaL_checknumber(L, 4),
+                      .near_plane = (float)luaL_checknumber(L, 5),
+                      .far_plane = (float)luaL_checknumber(L, 6)};
+  double w = luaL_checknumber(L, 7), h = luaL_checknumber(L, 8);
+  if (!(w > 0 && h > 0)) luaL_error(L, "the screen is %f x %f: both sides must be positive", w, h);
+  if (!ty_camera_view_make(v, &c, ty_lua_world_matrix(L, id), w, h))
+    luaL_error(L, "the camera's world matrix cannot be inverted (a zero scale?)");
+}
+
+/* _render.cameraToScreen(camera args..., x, y, z) -> screen x, y, depth */
+static int r_camera_to_screen(lua_State *L) {
+  ty_camera_view v;
+  check_camera_view(L, &v);
+  double p[3] = {luaL_checknumber(L, 9), luaL_checknumber(L, 10), luaL_checknumber(L, 11)}, out[3];
+  ty_camera_world_to_screen(&v, p, out);
+  for (int i = 0; i < 3; i++) lua_pushnumber(L, out[i]);
+  return 3;
+}
+
+/* _render.cameraToWorld(camera args..., x, y [, depth]) -> Vec3 (table form: doubles);
+ * depth defaults to the near plane the renderer uses */
+static int r_camera_to_world(lua_State *L) {
+  ty_camera_view v;
+  check_camera_view(L, &v);
+  double out[3];
+  double x = luaL_checknumber(L, 9), y = luaL_checknumber(L, 10), depth = luaL_optnumber(L, 11, v.near_plane);
+  ty_camera_screen_to_world(&v, x, y, depth, out);
+  ty_push_vec3_table(L, out[0], out[1], out[2]);
+  return 1;
+}
+
+/* _render.cameraRay(camera args..., x, y) -> origin Vec3, direction Vec3 (table forms) */
+static int r_camera_ray(lua_State *L) {
+  ty_camera_view v;
+  check_camera_view(L, &v);
+  double o[3], d[3];
+  ty_camera_screen_ray(&v, luaL_checknumber(L, 9), luaL_checknumber(L, 10), o, d);
+  ty_push_vec3_table(L, o[0], o[1], o[2]);
+  ty_push_vec3_table(L, d[0], d[1], d[2]);
+  return 2;
 }
 
 static int r_in_frame(lua_State *L) {
@@ -1344,6 +1398,9 @@ void ty_open_render(lua_State *L) {
                                          {"endFrame", r_end_frame},
                                          {"inFrame", r_in_frame},
                                          {"hasWindow", r_has_window},
+                                         {"cameraToScreen", r_camera_to_screen},
+                                         {"cameraToWorld", r_camera_to_world},
+                                         {"cameraRay", r_camera_ray},
                                          {"screenshot", r_screenshot},
                                          {"noteFrameTime", r_note_frame_time},
                                          {"setOverlay", r_set_overlay},

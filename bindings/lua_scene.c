@@ -11,6 +11,7 @@
 #include "lua_scene.h"
 #include "lua_host.h" /* Required for: ty_host_traceback */
 
+#include <math.h>
 #include <string.h>
 
 /* GameObject user values. */
@@ -792,6 +793,8 @@ static const float *world_matrix(lua_State *L, ty_id id) {
   return ty_transform_world(ty_world_transforms(world_of(L)), current_transform(L, id));
 }
 
+const float *ty_lua_world_matrix(lua_State *L, ty_id id) { return world_matrix(L, id); }
+
 static int go_localToWorld(lua_State *L) {
   ty_push_mat4(L, world_matrix(L, ty_check_gameobject(L, 1)));
   return 1;
@@ -808,6 +811,120 @@ static int go_localToWorldInto(lua_State *L) {
 static int go_worldToLocal(lua_State *L) {
   ty_id id = ty_check_gameobject(L, 1);
   ty_push_mat4(L, ty_transform_world_inverse(ty_world_transforms(world_of(L)), current_transform(L, id)));
+  return 1;
+}
+
+/* Reads argument idx as a point or direction: a Vec3 of any form, a {x=, y=, z=} or
+ * {x, y, z} table, or (when objects is true) a GameObject, which stands for its world
+ * position. Anything else raises the standard bad argument error. */
+static void check_point(lua_State *L, int idx, bool objects, double out[3]) {
+  float f[3];
+  if (objects && lua_type(L, idx) == LUA_TUSERDATA && lua_rawlen(L, idx) == sizeof(ty_go) &&
+      ((ty_go *)lua_touserdata(L, idx))->magic == TY_GO_MAGIC) {
+    ty_id id = ty_check_gameobject(L, idx);
+    ty_transform_world_position(ty_world_transforms(world_of(L)), current_transform(L, id), f);
+  } else if (ty_is_vec3(L, idx)) {
+    ty_read_vec3(L, idx, f);
+  } else if (lua_type(L, idx) == LUA_TTABLE) {
+    for (int i = 0; i < 3; i++) {
+      if (lua_getfield(L, idx, AXES[i]) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, idx, i + 1);
+      }
+      int ok;
+      f[i] = (float)lua_tonumberx(L, -1, &ok);
+      lua_pop(L, 1);
+      if (!ok) luaL_argerror(L, idx, lua_pushfstring(L, "the table needs a number for '%s'", AXES[i]));
+    }
+  } else {
+    luaL_typeerror(L, idx, objects ? "Vec3 or GameObject" : "Vec3");
+  }
+  for (int i = 0; i < 3; i++) out[i] = f[i];
+}
+
+static void cross3(const double a[3], const double b[3], double out[3]) {
+  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2], z = a[0] * b[1] - a[1] * b[0];
+  out[0] = x, out[1] = y, out[2] = z;
+}
+
+static double norm3(const double v[3]) { return sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]); }
+
+/* The linear part of the column-major 4x4 m applied to direction v. */
+static void mul_dir(const float *m, double v[3]) {
+  double x = v[0], y = v[1], z = v[2];
+  for (int r = 0; r < 3; r++) v[r] = m[r] * x + m[4 + r] * y + m[8 + r] * z;
+}
+
+/* The unit quaternion (x, y, z, w) of the rotation whose columns are the orthonormal axes
+ * x, y, z (Shepperd's method: the largest diagonal term keeps the square root away from 0). */
+static void quat_from_axes(const double x[3], const double y[3], const double z[3], float q[4]) {
+  double t = x[0] + y[1] + z[2], v[4];
+  if (t > 0) {
+    double s = 0.5 / sqrt(t + 1.0);
+    v[0] = (y[2] - z[1]) * s, v[1] = (z[0] - x[2]) * s, v[2] = (x[1] - y[0]) * s, v[3] = 0.25 / s;
+  } else if (x[0] >= y[1] && x[0] >= z[2]) {
+    double s = 2.0 * sqrt(1.0 + x[0] - y[1] - z[2]);
+    v[0] = 0.25 * s, v[1] = (y[0] + x[1]) / s, v[2] = (z[0] + x[2]) / s, v[3] = (y[2] - z[1]) / s;
+  } else if (y[1] >= z[2]) {
+    double s = 2.0 * sqrt(1.0 + y[1] - x[0] - z[2]);
+    v[0] = (y[0] + x[1]) / s, v[1] = 0.25 * s, v[2] = (z[1] + y[2]) / s, v[3] = (z[0] - x[2]) / s;
+  } else {
+    double s = 2.0 * sqrt(1.0 + z[2] - x[0] - y[1]);
+    v[0] = (z[0] + x[2]) / s, v[1] = (z[1] + y[2]) / s, v[2] = 0.25 * s, v[3] = (x[1] - y[0]) / s;
+  }
+  double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+  for (int i = 0; i < 4; i++) q[i] = (float)(v[i] / n);
+}
+
+/* go:lookAt(target [, up]) -> go: turns the object so its forward (-Z, where a Camera
+ * looks) points at target (a point, or a GameObject's world position) and its +Y leans
+ * towards up (default +Y), both in world space. The local rotation is what changes, worked
+ * out in the parent's space so a rotated or scaled parent is accounted for. A target at the
+ * object's own position leaves the rotation as it is; an up along the line of sight is
+ * replaced by -Z or +Z (the limit of tilting towards it from the default view), then +Y. */
+static int go_lookAt(lua_State *L) {
+  ty_go *g = go_ud(L, 1);
+  ty_id id = ty_check_gameobject(L, 1);
+  double target[3], up[3] = {0, 1, 0};
+  check_point(L, 2, true, target);
+  if (!lua_isnoneornil(L, 3)) check_point(L, 3, false, up);
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  float eye[3];
+  ty_transform_world_position(T, current_transform(L, id), eye);
+  double f[3] = {target[0] - eye[0], target[1] - eye[1], target[2] - eye[2]};
+  ty_id parent = ty_object_parent(W, id);
+  if (parent) {
+    const float *inv = ty_transform_world_inverse(T, current_transform(L, parent));
+    mul_dir(inv, f);
+    mul_dir(inv, up);
+  }
+  double len = norm3(f);
+  if (!(len > 1e-9) || !isfinite(len)) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  double z[3] = {-f[0] / len, -f[1] / len, -f[2] / len}, x[3], y[3];
+  cross3(up, z, x);
+  double ulen = norm3(up), xlen = norm3(x);
+  if (!(xlen > 1e-6 * ulen) || !isfinite(xlen)) {
+    /* up is (nearly) along the line of sight, or zero */
+    double along = up[0] * f[0] + up[1] * f[1] + up[2] * f[2];
+    double alt[3] = {0, 0, along > 0 ? 1.0 : -1.0};
+    cross3(alt, z, x);
+    xlen = norm3(x);
+    if (!(xlen > 1e-6)) {
+      double y_up[3] = {0, 1, 0};
+      cross3(y_up, z, x);
+      xlen = norm3(x);
+    }
+  }
+  for (int i = 0; i < 3; i++) x[i] /= xlen;
+  cross3(z, x, y);
+  float q[4];
+  quat_from_axes(x, y, z, q);
+  set_local(L, g, 1, 1, q);
+  lua_settop(L, 1);
   return 1;
 }
 
@@ -1634,6 +1751,7 @@ void ty_open_scene(lua_State *L) {
       {"localToWorld", go_localToWorld},
       {"localToWorldInto", go_localToWorldInto},
       {"worldToLocal", go_worldToLocal},
+      {"lookAt", go_lookAt},
       {NULL, NULL}};
   lua_pushvalue(L, tycho);
   new_class(L, TY_GAMEOBJECT, go_meta, go_methods, "GameObject");

@@ -42,6 +42,10 @@ ty_id ty_check_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
 void ty_push_gameobject(lua_State *L, ty_id id);
 ty_lscene *ty_check_scene(lua_State *L, int idx);
+/* The world matrix (column-major 4x4) of a live id, brought up to date first: the local
+ * tables of id and its ancestors are read back, as for go:localToWorld(). Valid until the
+ * next transform write or sync. */
+const float *ty_lua_world_matrix(lua_State *L, ty_id id);
 
 /* Runs one tick of the scene at stack index idx with hooks receiving dt (the clock is
  * advanced by the caller). Raises only when scene.onError raises. */

@@ -13,6 +13,7 @@
 #include "lua_host.h"
 #include "lua_input.h"  /* Required for: ty_lua_input */
 #include "lua_render.h" /* Required for: ty_lua_render_set_window */
+#include "lua_window.h" /* Required for: ty_lua_window_set_headless_size */
 #include "platform/platform.h"
 #include "serve.h"
 
@@ -229,6 +230,9 @@ static int cmd_run(int argc, char **argv) {
       ty_window_attach_input(win, in);
     }
   }
+  /* Headless, --width and --height are the size frames render at and tycho.window reports. */
+  if (headless && (o.width || o.height))
+    ty_lua_window_set_headless_size(L, o.width ? o.width : 1280, o.height ? o.height : 720);
   /* tycho.engine exists before main.lua runs, so the game builds its scene into it. */
   lua_getglobal(L, "require");
   lua_pushliteral(L, "tycho.engine");

@@ -71,6 +71,21 @@ uint32_t ty_window_resize_count(const ty_window *w);
 
 void ty_window_swap(ty_window *w);
 
+/* The title bar's text (tycho.window.setTitle). The window copies title. */
+void ty_window_set_title(ty_window *w, const char *title);
+const char *ty_window_title(const ty_window *w);
+/* The window's size in screen units, the units of mouse coordinates (the drawable may
+ * have more pixels on HiDPI). */
+void ty_window_size(const ty_window *w, int *width, int *height);
+/* Asks for a new size in screen units; the drawable size (and the resize count) follow
+ * at once where the driver resized, else with the resize event. In fullscreen this sets
+ * the size the window returns to. */
+void ty_window_set_size(ty_window *w, int width, int height);
+/* Fullscreen at the desktop's resolution, or back to a window. Returns whether the window
+ * is now in the mode asked for. */
+bool ty_window_set_fullscreen(ty_window *w, bool fullscreen);
+bool ty_window_fullscreen(const ty_window *w);
+
 /* Relative mouse mode: the cursor hides and motion arrives as dx, dy only. Returns
  * whether the window is now in the mode asked for (false where the driver has no such
  * mode, e.g. offscreen). */

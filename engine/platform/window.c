@@ -325,6 +325,50 @@ uint32_t ty_window_resize_count(const ty_window *w) { return w->resize_count; }
 
 void ty_window_swap(ty_window *w) { SDL_GL_SwapWindow(w->window); }
 
+void ty_window_set_title(ty_window *w, const char *title) {
+  TY_ASSERT(w && title);
+  SDL_SetWindowTitle(w->window, title);
+}
+
+const char *ty_window_title(const ty_window *w) { return SDL_GetWindowTitle(w->window); }
+
+void ty_window_size(const ty_window *w, int *width, int *height) {
+  int ww = 0, wh = 0;
+  SDL_GetWindowSize(w->window, &ww, &wh);
+  if (width) *width = ww;
+  if (height) *height = wh;
+}
+
+/* Reads the drawable size now rather than waiting for the event: a game that resizes and
+ * renders in the same frame gets a frame of the new size. */
+static void refresh_drawable(ty_window *w) {
+  int dw, dh;
+  SDL_GL_GetDrawableSize(w->window, &dw, &dh);
+  if (dw != w->drawable_w || dh != w->drawable_h) w->resize_count++;
+  w->drawable_w = dw;
+  w->drawable_h = dh;
+}
+
+void ty_window_set_size(ty_window *w, int width, int height) {
+  TY_ASSERT(w && width > 0 && height > 0);
+  SDL_SetWindowSize(w->window, width, height);
+  refresh_drawable(w);
+}
+
+bool ty_window_set_fullscreen(ty_window *w, bool fullscreen) {
+  TY_ASSERT(w);
+  if (SDL_SetWindowFullscreen(w->window, fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0) != 0) {
+    ty_log("fullscreen_failed", "%s", SDL_GetError());
+    return false;
+  }
+  refresh_drawable(w);
+  return ty_window_fullscreen(w) == fullscreen;
+}
+
+bool ty_window_fullscreen(const ty_window *w) {
+  return (SDL_GetWindowFlags(w->window) & SDL_WINDOW_FULLSCREEN) != 0;
+}
+
 bool ty_window_set_pointer_lock(ty_window *w, bool locked) {
   TY_ASSERT(w);
   if (SDL_SetRelativeMouseMode(locked ? SDL_TRUE : SDL_FALSE) != 0) return false;
@@ -403,6 +447,12 @@ void ty_window_drawable_size(const ty_window *w, int *width, int *height) {
 }
 uint32_t ty_window_resize_count(const ty_window *w) { (void)w; return 0; }
 void ty_window_swap(ty_window *w) { (void)w; }
+void ty_window_set_title(ty_window *w, const char *title) { (void)w, (void)title; }
+const char *ty_window_title(const ty_window *w) { (void)w; return ""; }
+void ty_window_size(const ty_window *w, int *width, int *height) { ty_window_drawable_size(w, width, height); }
+void ty_window_set_size(ty_window *w, int width, int height) { (void)w, (void)width, (void)height; }
+bool ty_window_set_fullscreen(ty_window *w, bool fullscreen) { (void)w, (void)fullscreen; return false; }
+bool ty_window_fullscreen(const ty_window *w) { (void)w; return false; }
 bool ty_window_set_pointer_lock(ty_window *w, bool locked) { (void)w, (void)locked; return false; }
 bool ty_window_read_pixels(ty_window *w, int x, int y, int width, int height, uint8_t *rgba) {
   (void)w, (void)x, (void)y, (void)width, (void)height, (void)rgba;

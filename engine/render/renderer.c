@@ -18,6 +18,7 @@
 #include <cglm/cglm.h>
 
 #include "../platform/platform.h"
+#include "camera.h" /* Required for: ty_camera_planes */
 
 #if TYCHO_WITH_GL
 #include <epoxy/gl.h> /* Required for: multi-draw indirect, fixed-function state, uniforms */
@@ -1337,14 +1338,12 @@ static void setup_camera(ty_renderer *R, ty_frame *F, const ty_frame_desc *d) {
     glm_mat4_identity(view);
   }
   float aspect = F->height ? (float)F->width / (float)F->height : 1.0f;
-  float nearp = c->near_plane, farp = c->far_plane;
+  float nearp, farp;
+  ty_camera_planes(c, &nearp, &farp); /* camera.c converts screen <-> world with the same */
   if (c->orthographic) {
-    if (nearp == 0 && farp == 0) nearp = -100.0f, farp = 100.0f;
     float size = c->size > 0 ? c->size : 5.0f;
     glm_ortho(-size * aspect, size * aspect, -size, size, nearp, farp, proj);
   } else {
-    if (nearp <= 0) nearp = 0.1f;
-    if (farp <= nearp) farp = 1000.0f;
     float fov = c->fov_deg > 0 ? c->fov_deg : 60.0f;
     glm_perspective(glm_rad(fov), aspect, nearp, farp, proj);
   }

@@ -124,6 +124,43 @@ function tycho.Camera.perspective(fovDeg, near, far) end
 ---@return tycho.Camera
 function tycho.Camera.orthographic(size, near, far) end
 
+-- Screen <-> world. Screen coordinates are the mouse's (tycho.input.mouse()): x to the
+-- right and y down from the top-left corner, in screen units over getViewportSize().
+-- Depth is world units from the camera along its forward (-Z) axis, as Unity's
+-- Camera.WorldToScreenPoint gives it: `near` at the near plane, negative behind the camera.
+
+---The screen the conversions measure against: its engine's width and height when the
+---engine was made with them, else tycho.window.getSize() (headless: the headless size).
+---@return integer width, integer height
+function tycho.Camera:getViewportSize() end
+
+---Where a world point shows on screen: x, y from the top-left corner in screen units, and
+---its depth in world units along the camera's forward (negative behind the camera, where
+---x and y mean nothing).
+---@param p tycho.Vec3|number[]|{x: number, y: number, z: number}|tycho.GameObject|number a point, an object (its world position), or x with y and z following
+---@param y? number
+---@param z? number
+---@return number x, number y, number depth
+function tycho.Camera:worldToScreen(p, y, z) end
+
+---The world point at screen (x, y), `depth` world units in front of the camera along its
+---forward (default: the near plane, where screenPointToRay's rays start). A Vec3 in table
+---form whose fields keep double precision: worldToScreen gives x, y and depth back.
+---@param x number screen units from the left
+---@param y number screen units from the top
+---@param depth? number
+---@return tycho.Vec3
+function tycho.Camera:screenToWorld(x, y, depth) end
+
+---The ray through screen (x, y), for picking: origin on the near plane, direction a unit
+---vector (the camera's forward when orthographic). Points origin + direction * t all show
+---at (x, y).
+---@param x number screen units from the left
+---@param y number screen units from the top
+---@return tycho.Vec3 origin
+---@return tycho.Vec3 direction
+function tycho.Camera:screenPointToRay(x, y) end
+
 ---Draws a mesh with a material at its object's world transform while the object is
 ---active and the component enabled. Writes to its fields take effect at once.
 ---@class tycho.MeshRenderer: tycho.Component

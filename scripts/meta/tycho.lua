@@ -389,6 +389,15 @@ function GameObject:localToWorldInto(m) end
 ---@return tycho.Mat4
 function GameObject:worldToLocal() end
 
+---Turns the object so its forward (-Z, the way a Camera looks) points at target in world
+---space, its +Y leaning towards up (default {0, 1, 0}). Sets the local rotation, worked out
+---in the parent's space. A target at the object's own position leaves the rotation as it
+---is; an up along the line of sight falls back to -Z or +Z, then +Y (never NaN).
+---@param target tycho.Vec3|number[]|{x: number, y: number, z: number}|tycho.GameObject a point, or an object's world position
+---@param up? tycho.Vec3|number[]|{x: number, y: number, z: number}
+---@return tycho.GameObject self
+function GameObject:lookAt(target, up) end
+
 ---The GameObject class table: its methods, and `new`. Methods added here are seen by every GameObject.
 tycho.GameObject = GameObject
 

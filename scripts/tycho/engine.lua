@@ -385,6 +385,7 @@ function M.new(opts)
     _frameDesc = {},
     _renderedThisStep = false,
   }, Engine)
+  render.sceneEngines[scene] = self -- its cameras measure the screen against this engine
   -- One context table reused every frame: updateRender allocates nothing per frame.
   local ctx = { alpha = 0, engine = self, time = scene.time }
   self.renderContext = ctx

@@ -123,6 +123,98 @@ function Camera:onAttach() liveCameras[self] = true end
 function Camera:onDetach() liveCameras[self] = nil end
 function Camera:onDestroy() liveCameras[self] = nil end
 
+-- ---- screen <-> world -------------------------------------------------------------------
+-- Screen coordinates are the mouse's: x right, y down from the window's top-left corner,
+-- over the screen getViewportSize gives. Depth is world units from the camera along its
+-- forward (-Z) axis, as Unity's Camera.WorldToScreenPoint has it. The math is C
+-- (engine/render/camera.c), in doubles, with the projection the renderer draws with.
+
+-- The engine that owns each scene (engine.lua fills it): a camera in an engine's scene
+-- measures against that engine's frame size. Kept on the class, which outlives a reload
+-- of this file, so engines made before the reload are still found.
+local sceneEngines = rawget(Camera, "_sceneEngines") or setmetatable({}, { __mode = "k" })
+rawset(Camera, "_sceneEngines", sceneEngines)
+
+local function attachedObject(self, fname)
+  local go = self.gameObject
+  if not go then error(("%s: the camera is not attached to a GameObject"):format(fname), 3) end
+  return go
+end
+
+local function checkCoordinate(v, n, fname)
+  if type(v) ~= "number" then argError(n, fname, "number expected, got " .. (v == nil and "no value" or type(v)), 3) end
+  return v
+end
+
+---The screen this camera converts against, in screen units: its engine's `width` and
+---`height` when that engine was made with them, else tycho.window.getSize() (the window,
+---or headless the headless size).
+---@return integer width, integer height
+function Camera:getViewportSize()
+  local go = self.gameObject
+  local scene = go and go.scene
+  local engine = scene and sceneEngines[scene]
+  local ew, eh = engine and engine.width, engine and engine.height
+  if ew and eh then return ew, eh end
+  local w, h = tycho.window.getSize()
+  return ew or w, eh or h
+end
+
+local scratch = tycho.vec3(0, 0, 0)
+
+---Where a world point shows on screen: x, y in screen units from the top-left corner (as
+---the mouse reports them) and the depth, in world units along the camera's forward axis
+---(negative behind the camera, where x and y mean nothing).
+---@param p tycho.Vec3|number[]|{x: number, y: number, z: number}|tycho.GameObject|number a point, an object (its world position), or x with y and z after it
+---@param y? number
+---@param z? number
+---@return number x, number y, number depth
+function Camera:worldToScreen(p, y, z)
+  local px, py, pz
+  if type(p) == "number" then
+    px, py, pz = p, checkCoordinate(y, 2, "worldToScreen"), checkCoordinate(z, 3, "worldToScreen")
+  elseif isType(p, "GameObject") then
+    p:getWorldPosition(scratch)
+    px, py, pz = scratch.x, scratch.y, scratch.z
+  else
+    px, py, pz = readVec3(p)
+    if not px then argError(1, "worldToScreen", "Vec3 expected, got " .. (p == nil and "no value" or typeName(p)), 2) end
+  end
+  local go = attachedObject(self, "worldToScreen")
+  local w, h = self:getViewportSize()
+  return R.cameraToScreen(go, self.orthographic, self.fov, self.size, self.near, self.far, w, h, px, py, pz)
+end
+
+---The world point at screen position (x, y) and `depth` world units in front of the camera
+---along its forward axis (default: the near plane). worldToScreen gives the same x, y,
+---depth back.
+---@param x number screen units from the left
+---@param y number screen units from the top
+---@param depth? number
+---@return tycho.Vec3
+function Camera:screenToWorld(x, y, depth)
+  checkCoordinate(x, 1, "screenToWorld")
+  checkCoordinate(y, 2, "screenToWorld")
+  if depth ~= nil then checkCoordinate(depth, 3, "screenToWorld") end
+  local go = attachedObject(self, "screenToWorld")
+  local w, h = self:getViewportSize()
+  return R.cameraToWorld(go, self.orthographic, self.fov, self.size, self.near, self.far, w, h, x, y, depth)
+end
+
+---The ray from the camera through screen position (x, y), for picking: its origin on the
+---near plane and its unit direction (the camera's forward when orthographic). Hand it to
+---a raycast, or walk it: every origin + direction * t shows at (x, y).
+---@param x number screen units from the left
+---@param y number screen units from the top
+---@return tycho.Vec3 origin, tycho.Vec3 direction
+function Camera:screenPointToRay(x, y)
+  checkCoordinate(x, 1, "screenPointToRay")
+  checkCoordinate(y, 2, "screenPointToRay")
+  local go = attachedObject(self, "screenPointToRay")
+  local w, h = self:getViewportSize()
+  return R.cameraRay(go, self.orthographic, self.fov, self.size, self.near, self.far, w, h, x, y)
+end
+
 tycho.Camera = Camera
 
 -- ---------------------------------------------------------------------------------------
@@ -427,6 +519,7 @@ tycho.features = require("tycho.render.features")
 tycho.presets = require("tycho.presets")
 
 return {
+  sceneEngines = sceneEngines,
   Camera = Camera,
   MeshRenderer = MeshRenderer,
   Sprite = Sprite,
