@@ -165,11 +165,14 @@ static bool read_color(lua_State *L, int idx, float *out, int n) {
   return true;
 }
 
-/* A colour field of the table at idx into out (left alone when absent). */
-static void opt_color(lua_State *L, int idx, const char *key, float *out, int n, const char *what) {
-  if (lua_getfield(L, idx, key) != LUA_TNIL && !read_color(L, -1, out, n))
+/* A colour field of the table at idx into out (left alone when absent); whether it was
+ * given, since every value (black included) is a colour. */
+static bool opt_color(lua_State *L, int idx, const char *key, float *out, int n, const char *what) {
+  bool given = lua_getfield(L, idx, key) != LUA_TNIL;
+  if (given && !read_color(L, -1, out, n))
     luaL_error(L, "%s: '%s' must be a colour {r, g, b%s} or a Vec3", what, key, n == 4 ? "[, a]" : "");
   lua_pop(L, 1);
+  return given;
 }
 
 /* Resolves a relative asset path: as given when that exists, else under each folder of
@@ -1051,7 +1054,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     }
     lua_pop(L, 1);
     o->sky.color[0] = 0.5f, o->sky.color[1] = 0.7f, o->sky.color[2] = 1.0f;
-    opt_color(L, idx, "color", o->sky.color, 3, what);
+    o->sky.has_color = opt_color(L, idx, "color", o->sky.color, 3, what);
     if (lua_getfield(L, idx, "texture") != LUA_TNIL) {
       if (!luaL_testudata(L, -1, TY_TEXTURE)) luaL_error(L, "Sky: 'texture' must be a Texture");
       o->sky.texture = *(uint32_t *)lua_touserdata(L, -1);
@@ -1066,7 +1069,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
   case TY_FEATURE_DEFERRED_LIGHTING:
     o->lit.ibl = opt_bool(L, idx, "ibl", false);
     o->lit.forward_plus = opt_bool(L, idx, "forwardPlus", false);
-    opt_color(L, idx, "ambient", o->lit.ambient, 3, what);
+    o->lit.has_ambient = opt_color(L, idx, "ambient", o->lit.ambient, 3, what);
     break;
   case TY_FEATURE_AO:
     o->ao.radius = opt_number(L, idx, "radius", 0, what);

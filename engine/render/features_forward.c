@@ -221,10 +221,8 @@ bool ty_feature_sky(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   if (ty_render_device(R) && !(prog = need_program(R, "Sky", "common/fullscreen.vert", "forward/sky.frag", defines)))
     return false;
   ty_frame_block *B = ty_render_frame_block(R);
-  bool has_color = o->sky.color[0] != 0 || o->sky.color[1] != 0 || o->sky.color[2] != 0;
-  B->sky_color[0] = has_color ? o->sky.color[0] : 0.5f;
-  B->sky_color[1] = has_color ? o->sky.color[1] : 0.7f;
-  B->sky_color[2] = has_color ? o->sky.color[2] : 1.0f;
+  static const float default_sky[3] = {0.5f, 0.7f, 1.0f};
+  for (int k = 0; k < 3; k++) B->sky_color[k] = o->sky.has_color ? o->sky.color[k] : default_sky[k];
   B->sky_color[3] = o->sky.intensity > 0 ? o->sky.intensity : 1.0f;
 
   sky_pass sp = {.prog = prog, .hdr = F->hdr, .depth = F->depth, .texture = o->sky.texture,
@@ -282,8 +280,7 @@ bool ty_feature_forward_lit(ty_renderer *R, ty_frame *F, const ty_feature_opts *
       !(prog = need_program(R, "ForwardLit", "forward/lit.vert", "forward/lit.frag", plus ? "#define FORWARD_PLUS 1\n" : NULL)))
     return false;
   ty_frame_block *B = ty_render_frame_block(R);
-  bool has_amb = o->lit.ambient[0] != 0 || o->lit.ambient[1] != 0 || o->lit.ambient[2] != 0;
-  for (int k = 0; k < 3; k++) B->ambient[k] = has_amb ? o->lit.ambient[k] : 0.03f;
+  for (int k = 0; k < 3; k++) B->ambient[k] = o->lit.has_ambient ? o->lit.ambient[k] : 0.03f;
   B->ambient[3] = o->lit.ibl ? 1.0f : 0.0f;
   if (o->lit.ibl && B->sky_color[3] == 0) {
     B->sky_color[0] = 0.5f, B->sky_color[1] = 0.7f, B->sky_color[2] = 1.0f, B->sky_color[3] = 1.0f;

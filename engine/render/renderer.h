@@ -229,8 +229,10 @@ typedef enum ty_sky_kind { TY_SKY_NONE = 0, TY_SKY_COLOR, TY_SKY_TEXTURE, TY_SKY
 /* Every feature's options; each reads its own block. Zeroed fields mean defaults. */
 typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
-  struct { ty_sky_kind kind; float color[3]; uint32_t texture; float intensity; } sky; /* color [0.5,0.7,1] */
-  struct { bool ibl; float ambient[3]; bool forward_plus; } lit; /* ambient [0.03] each */
+  /* color is used only with has_color (zero is a colour, black): else [0.5, 0.7, 1] */
+  struct { ty_sky_kind kind; bool has_color; float color[3]; uint32_t texture; float intensity; } sky;
+  /* ambient is used only with has_ambient: else [0.03] each */
+  struct { bool ibl; bool has_ambient; float ambient[3]; bool forward_plus; } lit;
   struct { float radius; float intensity; uint32_t samples; } ao; /* [0.5, 1, 16] */
   struct { float blend; } taa;                                  /* history weight [0.9] */
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */

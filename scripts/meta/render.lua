@@ -348,7 +348,7 @@ function tycho.features.DebugOverlay(opts) end
 
 ---@class tycho.SkyOptions
 ---@field kind? "none"|"color"|"texture"|"atmosphere" ("color")
----@field color? tycho.Color
+---@field color? tycho.Color linear; any value is a colour ({0, 0, 0} is black); nil: {0.5, 0.7, 1}
 ---@field texture? tycho.Texture
 ---@field intensity? number
 
@@ -356,7 +356,7 @@ function tycho.features.DebugOverlay(opts) end
 ---@field sky? tycho.SkyOptions|false
 ---@field shadow? false|true|{cascades?: integer, size?: integer, distance?: number, bias?: number} (on)
 ---@field ibl? boolean
----@field ambient? tycho.Color
+---@field ambient? tycho.Color linear; {0, 0, 0} is no ambient light; nil: 0.03 each
 ---@field taa? boolean|{blend?: number}
 ---@field dof? boolean|{focus?: number, range?: number, maxRadius?: number}
 ---@field bloom? boolean|{threshold?: number, intensity?: number}

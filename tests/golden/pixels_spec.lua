@@ -1,0 +1,49 @@
+-- tests/golden/pixels_spec.lua: exact pixel values. Each scene under scenes/ renders through
+-- `tycho run --frames 2 --screenshot` at 160 x 120 (as golden_spec.lua does) and the spec
+-- reads chosen pixels back from the PNG: colours a game asks for must reach the screen as
+-- the bytes the docs promise, with no tolerance. Needs a GL 4.5 context (ctest runs it with
+-- SDL_VIDEODRIVER=offscreen).
+local testing = require("tycho.testing")
+local tycho = require("tycho")
+
+local here = testing.here()
+local WIDTH, HEIGHT = 160, 120
+
+local function render(name)
+  local out = os.tmpname() .. ".png"
+  local cmd = ("%s run %s --frames 2 --dt 0.016666667 --screenshot %s --width %d --height %d"):format(
+    testing.quote(tycho.executable), testing.quote(here .. "/scenes/" .. name), testing.quote(out), WIDTH, HEIGHT)
+  local code, log = testing.shell(cmd)
+  assert(code == 0, ("rendering %s failed (exit %s):\n%s"):format(name, tostring(code), log))
+  local img, err = tycho.image.load(out)
+  os.remove(out)
+  assert(img, err)
+  assert.equals(WIDTH, img.width)
+  assert.equals(HEIGHT, img.height)
+  return img
+end
+
+---r, g, b, a of the pixel at column x, row y (0-based, row 0 at the top).
+local function pixel(img, x, y)
+  local i = (y * img.width + x) * 4 + 1
+  return img.pixels:byte(i, i + 3)
+end
+
+local function rgb(img, x, y)
+  local r, g, b = pixel(img, x, y)
+  return ("%d,%d,%d"):format(r, g, b)
+end
+
+describe("pixels", function()
+  it("a black sky and a black ambient read back black: zero is a colour, not 'unset'", function()
+    local img = render("black_sky")
+    local lit = 0
+    for y = 0, HEIGHT - 1, 3 do
+      for x = 0, WIDTH - 1, 3 do
+        local r, g, b = pixel(img, x, y)
+        if r + g + b > 0 then lit = lit + 1 end
+      end
+    end
+    assert.equals(0, lit, ("%d sampled pixels are not black; centre is %s"):format(lit, rgb(img, 80, 60)))
+  end)
+end)
