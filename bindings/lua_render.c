@@ -417,13 +417,19 @@ static bool material_set_field(lua_State *L, ty_material *m, const char *k, int 
     m->unlit = lua_toboolean(L, idx);
   } else if (strcmp(k, "nearest") == 0) {
     m->nearest = lua_toboolean(L, idx);
+  } else if (strcmp(k, "wrap") == 0) {
+    const char *w = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    if (!w || (strcmp(w, "repeat") != 0 && strcmp(w, "clamp") != 0))
+      luaL_error(L, "Material.wrap must be \"repeat\" or \"clamp\", got %s", w ? w : luaL_typename(L, idx));
+    m->clamp = w[0] == 'c';
   } else {
     return false;
   }
   return true;
 }
 
-/* tycho.material{baseColor=, metallic=, roughness=, texture=, transparent=, emissive=, unlit=} */
+/* tycho.material{baseColor=, metallic=, roughness=, texture=, transparent=, emissive=, unlit=, nearest=,
+ * wrap=} */
 static int material_new(lua_State *L) {
   ty_material m = ty_material_default();
   if (!lua_isnoneornil(L, 1)) {
@@ -465,6 +471,7 @@ static int material_index(lua_State *L) {
   else if (strcmp(k, "transparent") == 0) lua_pushboolean(L, m->transparent);
   else if (strcmp(k, "unlit") == 0) lua_pushboolean(L, m->unlit);
   else if (strcmp(k, "nearest") == 0) lua_pushboolean(L, m->nearest);
+  else if (strcmp(k, "wrap") == 0) lua_pushstring(L, m->clamp ? "clamp" : "repeat");
   else if (strcmp(k, "id") == 0) lua_pushinteger(L, id);
   else if (strcmp(k, "texture") == 0) {
     if (m->texture == TY_RENDER_TEXTURE_WHITE) lua_pushnil(L);

@@ -111,9 +111,12 @@ typedef struct ty_material {
   bool transparent;    /* drawn back-to-front, blended, casts no shadow */
   bool unlit;          /* colour as given (sprites, UI) */
   bool nearest;        /* nearest-neighbour filtering (pixel art) */
+  bool clamp;          /* clamp to the edge instead of repeating, and keep every sample inside
+                          the item's uv rect (half a texel in), so a sprite never shows its
+                          opposite edge or a neighbouring atlas cell */
 } ty_material;
 
-/* A material with the defaults: white, metallic 0, roughness 0.5, opaque, lit. */
+/* A material with the defaults: white, metallic 0, roughness 0.5, opaque, lit, repeating. */
 ty_material ty_material_default(void);
 uint32_t ty_render_add_material(ty_renderer *R, const ty_material *m);
 /* False for an unknown id. */

@@ -77,6 +77,8 @@ function tycho.texture.new(width, height, pixels, name) end
 ---@field emissive? tycho.Color
 ---@field unlit? boolean colour as given (sprites, UI)
 ---@field nearest? boolean nearest-neighbour filtering
+---@field wrap? "repeat"|"clamp" past the texture's edge: tile ("repeat", the default) or clamp,
+---keeping every sample half a texel inside the draw's uv rect (what sprites use)
 
 ---A material; every field reads and writes (writes apply from the next frame).
 ---@class tycho.Material: tycho.MaterialOptions
@@ -143,6 +145,9 @@ function tycho.MeshRenderer.new(mesh, material) end
 ---@field rect? number[] {x, y, w, h} in pixels from the texture's top-left; nil: all of it
 ---@field color? tycho.Color tint
 ---@field nearest? boolean nearest-neighbour filtering (pixel art)
+---@field wrap? "clamp"|"repeat" ("clamp"): samples stay half a texel inside the texture or
+---`rect`, so neither the opposite edge nor a neighbouring atlas cell bleeds in; "repeat"
+---tiles the texture (a rect larger than the image repeats it)
 
 ---A textured quad of side 1 in XY (scale the object to size it), unlit and blended.
 ---@class tycho.Sprite: tycho.Component, tycho.SpriteOptions

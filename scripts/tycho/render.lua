@@ -198,13 +198,15 @@ MeshRenderer.onDestroy = freeItem
 
 tycho.MeshRenderer = MeshRenderer
 
--- Sprites share one quad and one unlit transparent material per texture.
+-- Sprites share one quad and one unlit transparent material per texture, filter and wrap.
+-- Sprites clamp by default: a repeating texture bleeds its opposite edge (and an atlas its
+-- neighbouring cells) into a filtered sprite's border.
 local spriteMaterials = {}
-local function spriteMaterial(texture, nearest)
-  local key = (texture and texture.id or -1) * 2 + (nearest and 1 or 0)
+local function spriteMaterial(texture, nearest, wrap)
+  local key = (texture and texture.id or -1) * 4 + (nearest and 1 or 0) + (wrap == "repeat" and 2 or 0)
   local m = spriteMaterials[key]
   if not m then
-    m = tycho.material({ texture = texture, transparent = true, unlit = true, nearest = nearest })
+    m = tycho.material({ texture = texture, transparent = true, unlit = true, nearest = nearest, wrap = wrap })
     spriteMaterials[key] = m
   end
   return m
@@ -224,7 +226,7 @@ local function pushSprite(s)
   else
     R.itemSet(s.slot, "rect", 0, 0, 1, 1)
   end
-  R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest))
+  R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest, s.wrap))
   R.itemSet(s.slot, "enabled", s.enabled)
 end
 
@@ -253,6 +255,12 @@ local function checkRect(v)
   return v
 end
 
+local function checkWrap(v)
+  if v == nil then return "clamp" end
+  if v ~= "clamp" and v ~= "repeat" then error(("Sprite.wrap must be \"clamp\" or \"repeat\", got %s"):format(tostring(v)), 3) end
+  return v
+end
+
 local function checkColor(v)
   if v ~= nil and not R.readColor(v, 4) then error("Sprite.color must be a colour {r, g, b[, a]}", 3) end
   return v
@@ -263,16 +271,18 @@ end
 ---@field rect number[]|nil {x, y, w, h} in pixels of the texture; nil: all of it
 ---@field color number[]|nil tint {r, g, b[, a]}
 ---@field nearest boolean nearest-neighbour filtering (pixel art)
+---@field wrap "clamp"|"repeat" past the texture's (or rect's) edge: clamp (default) or tile
 ---@field enabled boolean
 local Sprite = nativeClass("Sprite", {
   texture = spriteField("texture", checkTexture),
   rect = spriteField("rect", checkRect),
   color = spriteField("color", checkColor),
   nearest = spriteField("nearest", toBool),
+  wrap = spriteField("wrap", checkWrap),
   enabled = spriteField("enabled", toBool),
 })
 
----@param opts? {texture?: tycho.Texture, rect?: number[], color?: number[], nearest?: boolean}
+---@param opts? {texture?: tycho.Texture, rect?: number[], color?: number[], nearest?: boolean, wrap?: "clamp"|"repeat"}
 function Sprite:init(opts)
   if opts ~= nil and type(opts) ~= "table" then argError(1, "new", "table expected, got " .. type(opts), 3) end
   opts = opts or {}
@@ -281,6 +291,7 @@ function Sprite:init(opts)
   s.rect = checkRect(opts.rect)
   s.color = checkColor(opts.color)
   s.nearest = toBool(opts.nearest)
+  s.wrap = checkWrap(opts.wrap)
 end
 
 function Sprite:onAttach()

@@ -47,3 +47,38 @@ describe("pixels", function()
     assert.equals(0, lit, ("%d sampled pixels are not black; centre is %s"):format(lit, rgb(img, 80, 60)))
   end)
 end)
+
+describe("sprite edges", function()
+  -- scenes/sprite_edges: three 48-pixel sprites centred on row 60 at columns 30, 80, 130.
+  local TOP, BOTTOM = 36, 83
+  local function bright(img, cx, y0, y1)
+    local found
+    for y = y0, y1 do
+      for x = cx - 22, cx + 21 do
+        local r, g, b = pixel(img, x, y)
+        if math.max(r, g, b) > 100 then
+          found = found or ("%d,%d at column %d, row %d"):format(r, g, math.floor(x), y)
+        end
+      end
+    end
+    return found
+  end
+
+  local img
+  before_each(function() img = img or render("sprite_edges") end)
+
+  it("a whole texture clamps: its bright top row never shows along the bottom edge", function()
+    for _, cx in ipairs({ 30, 80 }) do
+      assert.truthy(bright(img, cx, TOP, TOP + 3), "the top row did not draw at column " .. cx)
+      local bleed = bright(img, cx, BOTTOM - 5, BOTTOM)
+      assert.is_nil(bleed, ("bright pixel on the bottom edge of the sprite at column %d: %s"):format(cx, tostring(bleed)))
+    end
+  end)
+
+  it("an atlas cell never samples its neighbour", function()
+    local bleed = bright(img, 130, TOP, BOTTOM)
+    assert.is_nil(bleed, "the dark cell shows its white neighbour: " .. tostring(bleed))
+    local r, g, b = pixel(img, 130, 60)
+    assert.is_true(r > 0 and r == g and g == b, ("the dark cell did not draw: %d,%d,%d"):format(r, g, b))
+  end)
+end)

@@ -113,6 +113,16 @@ describe("tycho.material", function()
     assert.equals(0.5, m.roughness)
     assert.is_false(m.transparent)
     assert.is_nil(m.texture)
+    assert.equals("repeat", m.wrap, "a mesh's texture tiles")
+  end)
+
+  it("wraps by repeating or clamping, and refuses anything else", function()
+    local m = tycho.material({ wrap = "clamp" })
+    assert.equals("clamp", m.wrap)
+    m.wrap = "repeat"
+    assert.equals("repeat", m.wrap)
+    assert.has_error(function() m.wrap = "mirror" end, 'Material.wrap must be "repeat" or "clamp", got mirror')
+    assert.has_error(function() tycho.material({ wrap = true }) end)
   end)
 
   it("reads back what it was made with and what is written", function()
@@ -245,6 +255,20 @@ describe("render components", function()
     assert.equals(0, counts(engine).transparent)
     assert.has_error(function() sprite.rect = { 1, 2 } end)
     assert.has_error(function() tycho.Sprite.new({ texture = "ship.png" }) end)
+  end)
+
+  it("Sprite clamps its texture unless asked to repeat", function()
+    local tex = tycho.texture.new(4, 4)
+    local sprite = spawnAt(scene, "tile"):addComponent(tycho.Sprite, { texture = tex })
+    assert.equals("clamp", sprite.wrap)
+    local tiled = spawnAt(scene, "tiled"):addComponent(tycho.Sprite, { texture = tex, wrap = "repeat" })
+    assert.equals("repeat", tiled.wrap)
+    sprite.wrap = "repeat"
+    assert.equals("repeat", sprite.wrap)
+    sprite.wrap = nil
+    assert.equals("clamp", sprite.wrap, "nil goes back to the default")
+    assert.has_error(function() sprite.wrap = "mirror" end, 'Sprite.wrap must be "clamp" or "repeat", got mirror')
+    assert.equals(2, counts(engine).transparent)
   end)
 
   it("lights register with the frame: the sun and point and spot lights", function()
