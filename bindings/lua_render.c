@@ -1094,9 +1094,22 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     o->dof.max_radius = opt_number(L, idx, "maxRadius", 0, what);
     break;
   case TY_FEATURE_TONEMAP:
+  {
+    static const char *const modes[] = {"auto", "aces", "reinhard", "none", NULL};
     o->tonemap.exposure = opt_number(L, idx, "exposure", 1, what);
     o->tonemap.aces = opt_bool(L, idx, "aces", true);
+    o->tonemap.mode = TY_TONEMAP_AUTO;
+    if (lua_getfield(L, idx, "mode") != LUA_TNIL) {
+      const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      int found = -1;
+      for (int i = 0; m && modes[i]; i++)
+        if (strcmp(m, modes[i]) == 0) found = i;
+      if (found < 0) luaL_error(L, "Tonemap: 'mode' must be \"auto\", \"aces\", \"reinhard\" or \"none\"");
+      o->tonemap.mode = (ty_tonemap_mode)found;
+    }
+    lua_pop(L, 1);
     break;
+  }
   default: break;
   }
 }

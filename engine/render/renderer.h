@@ -229,6 +229,11 @@ typedef enum ty_feature_kind {
 
 typedef enum ty_sky_kind { TY_SKY_NONE = 0, TY_SKY_COLOR, TY_SKY_TEXTURE, TY_SKY_ATMOSPHERE } ty_sky_kind;
 
+/* How Tonemap brings the linear scene colour to the display, before its sRGB encoding.
+ * AUTO: NONE under an orthographic camera (2D: colours reach the screen as given), else
+ * ACES (REINHARD when tonemap.aces is off). NONE only clamps to 0..1. */
+typedef enum ty_tonemap_mode { TY_TONEMAP_AUTO = 0, TY_TONEMAP_ACES, TY_TONEMAP_REINHARD, TY_TONEMAP_NONE } ty_tonemap_mode;
+
 /* Every feature's options; each reads its own block. Zeroed fields mean defaults. */
 typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
@@ -240,7 +245,7 @@ typedef struct ty_feature_opts {
   struct { float blend; } taa;                                  /* history weight [0.9] */
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */
   struct { float focus; float range; float max_radius; } dof;   /* [10, 5, 8 px] */
-  struct { float exposure; bool aces; } tonemap;                /* [1, true] */
+  struct { float exposure; bool aces; ty_tonemap_mode mode; } tonemap; /* [1, true, auto] */
   struct { const char *text; } overlay;                         /* extra lines, may be NULL */
 } ty_feature_opts;
 

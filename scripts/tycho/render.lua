@@ -212,10 +212,17 @@ local function spriteMaterial(texture, nearest, wrap)
   return m
 end
 
+-- Sprite colours are sRGB, as LÖVE's and image editors' are; the scene colour they are
+-- drawn into is linear, so the tint is decoded here, once, when it is set (alpha is linear).
+local function srgbToLinear(c)
+  if c <= 0.04045 then return c / 12.92 end
+  return ((c + 0.055) / 1.055) ^ 2.4
+end
+
 local function pushSprite(s)
   if not s.slot then return end
   local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
-  R.itemSet(s.slot, "tint", r, g, b, a)
+  R.itemSet(s.slot, "tint", srgbToLinear(r), srgbToLinear(g), srgbToLinear(b), a)
   local rect = s.rect
   local tw, th = 1, 1
   if s.texture then tw, th = s.texture.width, s.texture.height end
@@ -269,7 +276,7 @@ end
 ---@class tycho.Sprite: tycho.Component
 ---@field texture tycho.Texture|nil
 ---@field rect number[]|nil {x, y, w, h} in pixels of the texture; nil: all of it
----@field color number[]|nil tint {r, g, b[, a]}
+---@field color number[]|nil tint {r, g, b[, a]}, sRGB as LÖVE's: {0.5, 0.5, 0.5} shows as 128
 ---@field nearest boolean nearest-neighbour filtering (pixel art)
 ---@field wrap "clamp"|"repeat" past the texture's (or rect's) edge: clamp (default) or tile
 ---@field enabled boolean

@@ -82,3 +82,28 @@ describe("sprite edges", function()
     assert.is_true(r > 0 and r == g and g == b, ("the dark cell did not draw: %d,%d,%d"):format(r, g, b))
   end)
 end)
+
+describe("2D colours", function()
+  -- scenes/colors2d: sprites on row 30, tycho.ui rectangles on row 90, at columns 20, 60,
+  -- 100, 140: white, grey 0.5, {100/255, 0.2, 0.8}, a texture of bytes (200, 100, 50).
+  -- Colours are sRGB like LÖVE's: a channel c shows as the byte c * 255 rounded, halves up.
+  local EXPECTED = { "255,255,255", "128,128,128", "100,51,204", "200,100,50" }
+  local img
+  before_each(function() img = img or render("colors2d") end)
+
+  it("sprites under an orthographic camera draw their colours exactly, untonemapped", function()
+    for i, want in ipairs(EXPECTED) do
+      assert.equals(want, rgb(img, 20 + 40 * (i - 1), 30), "sprite " .. i)
+    end
+  end)
+
+  it("tycho.ui draws the same bytes, textures included", function()
+    for i, want in ipairs(EXPECTED) do
+      assert.equals(want, rgb(img, 20 + 40 * (i - 1), 90), "ui rectangle " .. i)
+    end
+  end)
+
+  it("the background with no sky is black", function()
+    assert.equals("0,0,0", rgb(img, 80, 60))
+  end)
+end)
