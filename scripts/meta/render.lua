@@ -69,7 +69,7 @@ function tycho.texture.load(path) end
 function tycho.texture.new(width, height, pixels, name) end
 
 ---@class tycho.MaterialOptions
----@field baseColor? tycho.Color (1, 1, 1, 1)
+---@field baseColor? tycho.Color (1, 1, 1, 1), linear
 ---@field metallic? number 0..1 (0)
 ---@field roughness? number 0..1 (0.5)
 ---@field texture? tycho.Texture base colour map, multiplied in
@@ -143,7 +143,7 @@ function tycho.MeshRenderer.new(mesh, material) end
 ---@class tycho.SpriteOptions
 ---@field texture? tycho.Texture white when nil
 ---@field rect? number[] {x, y, w, h} in pixels from the texture's top-left; nil: all of it
----@field color? tycho.Color tint
+---@field color? tycho.Color tint, sRGB as LÖVE's: untonemapped in 2D {1, 1, 1} is 255 and {0.5, 0.5, 0.5} is 128
 ---@field nearest? boolean nearest-neighbour filtering (pixel art)
 ---@field wrap? "clamp"|"repeat" ("clamp"): samples stay half a texel inside the texture or
 ---`rect`, so neither the opposite edge nor a neighbouring atlas cell bleeds in; "repeat"
@@ -341,7 +341,10 @@ function tycho.features.Bloom(opts) end
 ---@param opts? {focus?: number, range?: number, maxRadius?: number}
 ---@return tycho.Feature
 function tycho.features.DoF(opts) end
----@param opts? {exposure?: number, aces?: boolean}
+---HDR to the window: exposure, a curve, then sRGB rounded to bytes. `mode` "auto" (default) is
+---"none" under an orthographic camera (2D colours reach the screen as given) and ACES, or
+---Reinhard with `aces = false`, under a perspective one.
+---@param opts? {exposure?: number, aces?: boolean, mode?: "auto"|"aces"|"reinhard"|"none"}
 ---@return tycho.Feature
 function tycho.features.Tonemap(opts) end
 ---@param opts? {text?: string}
@@ -366,7 +369,8 @@ function tycho.features.DebugOverlay(opts) end
 ---@field dof? boolean|{focus?: number, range?: number, maxRadius?: number}
 ---@field bloom? boolean|{threshold?: number, intensity?: number}
 ---@field exposure? number (1)
----@field aces? boolean (true)
+---@field aces? boolean (true) ACES, else Reinhard, where a curve applies
+---@field tonemap? "auto"|"aces"|"reinhard"|"none" ("auto": none under an orthographic camera)
 
 ---@class tycho.DeferredOptions: tycho.PresetOptions
 ---@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer} (false)
