@@ -68,6 +68,30 @@ function tycho.texture.load(path) end
 ---@return tycho.Texture
 function tycho.texture.new(width, height, pixels, name) end
 
+---The sRGB transfer curve (love.math.gammaToLinear's job). Sprite and tycho.ui colours are
+---sRGB; material, light, ambient and sky colours are linear.
+---@class tycho.ColorModule
+tycho.color = {}
+
+---An sRGB colour in linear terms, alpha unchanged: a colour table gives a new table
+---{r, g, b, a}; numbers give numbers.
+---@overload fun(color: tycho.Color): number[]
+---@param r number
+---@param g number
+---@param b number
+---@param a? number
+---@return number r, number g, number b, number|nil a
+function tycho.color.toLinear(r, g, b, a) end
+
+---A linear colour in sRGB terms, alpha unchanged; the same shapes as toLinear.
+---@overload fun(color: tycho.Color): number[]
+---@param r number
+---@param g number
+---@param b number
+---@param a? number
+---@return number r, number g, number b, number|nil a
+function tycho.color.toSrgb(r, g, b, a) end
+
 ---@class tycho.MaterialOptions
 ---@field baseColor? tycho.Color (1, 1, 1, 1), linear
 ---@field metallic? number 0..1 (0)

@@ -219,6 +219,36 @@ local function srgbToLinear(c)
   return ((c + 0.055) / 1.055) ^ 2.4
 end
 
+local function linearToSrgb(c)
+  if c <= 0.0031308 then return c * 12.92 end
+  return 1.055 * c ^ (1 / 2.4) - 0.055
+end
+
+-- tycho.color: the sRGB transfer curve for games, as LÖVE's love.math.gammaToLinear.
+local function convert(fname, f)
+  return function(r, g, b, a)
+    if type(r) == "table" then
+      local cr, cg, cb, ca = R.readColor(r, 4)
+      if not cr then argError(1, fname, "colour {r, g, b[, a]} expected", 2) end
+      return { f(cr), f(cg), f(cb), ca }
+    end
+    for i, v in ipairs({ r, g, b }) do
+      if type(v) ~= "number" then argError(i, fname, "number expected, got " .. type(v), 2) end
+    end
+    return f(r), f(g), f(b), a
+  end
+end
+
+---@class tycho.ColorModule
+tycho.color = {
+  ---An sRGB colour (as sprites, tycho.ui and image editors give them) in linear terms (as
+  ---materials, lights and the sky take them): a table gives a new table {r, g, b, a}, three
+  ---or four numbers give numbers. Alpha is unchanged.
+  toLinear = convert("toLinear", srgbToLinear),
+  ---The other way: a linear colour in sRGB terms.
+  toSrgb = convert("toSrgb", linearToSrgb),
+}
+
 local function pushSprite(s)
   if not s.slot then return end
   local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
