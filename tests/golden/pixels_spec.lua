@@ -9,10 +9,10 @@ local tycho = require("tycho")
 local here = testing.here()
 local WIDTH, HEIGHT = 160, 120
 
-local function render(name)
+local function render(name, env)
   local out = os.tmpname() .. ".png"
-  local cmd = ("%s run %s --frames 2 --dt 0.016666667 --screenshot %s --width %d --height %d"):format(
-    testing.quote(tycho.executable), testing.quote(here .. "/scenes/" .. name), testing.quote(out), WIDTH, HEIGHT)
+  local cmd = ("%s%s run %s --frames 2 --dt 0.016666667 --screenshot %s --width %d --height %d"):format(
+    env or "", testing.quote(tycho.executable), testing.quote(here .. "/scenes/" .. name), testing.quote(out), WIDTH, HEIGHT)
   local code, log = testing.shell(cmd)
   assert(code == 0, ("rendering %s failed (exit %s):\n%s"):format(name, tostring(code), log))
   local img, err = tycho.image.load(out)
@@ -105,5 +105,14 @@ describe("2D colours", function()
 
   it("the background with no sky is black", function()
     assert.equals("0,0,0", rgb(img, 80, 60))
+  end)
+
+  it("every preset draws sprites the same way", function()
+    for _, preset in ipairs({ "forwardPlus", "deferred" }) do
+      local other = render("colors2d", "TYCHO_PIXELS_PRESET=" .. preset .. " ")
+      for i, want in ipairs(EXPECTED) do
+        assert.equals(want, rgb(other, 20 + 40 * (i - 1), 30), preset .. ": sprite " .. i)
+      end
+    end
   end)
 end)

@@ -3,12 +3,14 @@
 -- 30-pixel sprites centred on row 30: untextured white {1, 1, 1}, grey {0.5, 0.5, 0.5},
 -- {100/255, 0.2, 0.8}, and a texture of the bytes (200, 100, 50) drawn with a white tint, at
 -- columns 20, 60, 100, 140. The bottom row draws the same four through tycho.ui, as 30-pixel
--- rectangles centred on row 90. The sky is black (no Sky feature).
+-- rectangles centred on row 90. The sky is black (no Sky feature). TYCHO_PIXELS_PRESET
+-- names another preset (forwardPlus, deferred): sprites take the same path through each.
 local tycho = require("tycho")
 local engine = tycho.engine
 local scene = engine.scene
 
-engine:setPreset(tycho.presets.forward({ sky = false, taa = false, shadow = false }))
+local preset = tycho.presets[os.getenv("TYCHO_PIXELS_PRESET") or "forward"]
+engine:setPreset(preset({ sky = false, taa = false, shadow = false }))
 engine:addFeature(tycho.ui.feature())
 
 local swatch = tycho.texture.new(4, 4, string.rep("\200\100\50\255", 16), "swatch")
