@@ -169,11 +169,14 @@ static bool read_color(lua_State *L, int idx, float *out, int n) {
   return true;
 }
 
-/* A colour field of the table at idx into out (left alone when absent). */
-static void opt_color(lua_State *L, int idx, const char *key, float *out, int n, const char *what) {
-  if (lua_getfield(L, idx, key) != LUA_TNIL && !read_color(L, -1, out, n))
+/* A colour field of the table at idx into out (left alone when absent); whether it was
+ * given, since every value (black included) is a colour. */
+static bool opt_color(lua_State *L, int idx, const char *key, float *out, int n, const char *what) {
+  bool given = lua_getfield(L, idx, key) != LUA_TNIL;
+  if (given && !read_color(L, -1, out, n))
     luaL_error(L, "%s: '%s' must be a colour {r, g, b%s} or a Vec3", what, key, n == 4 ? "[, a]" : "");
   lua_pop(L, 1);
+  return given;
 }
 
 /* Resolves a relative asset path: as given when that exists, else under each folder of
@@ -418,13 +421,19 @@ static bool material_set_field(lua_State *L, ty_material *m, const char *k, int 
     m->unlit = lua_toboolean(L, idx);
   } else if (strcmp(k, "nearest") == 0) {
     m->nearest = lua_toboolean(L, idx);
+  } else if (strcmp(k, "wrap") == 0) {
+    const char *w = lua_type(L, idx) == LUA_TSTRING ? lua_tostring(L, idx) : NULL;
+    if (!w || (strcmp(w, "repeat") != 0 && strcmp(w, "clamp") != 0))
+      luaL_error(L, "Material.wrap must be \"repeat\" or \"clamp\", got %s", w ? w : luaL_typename(L, idx));
+    m->clamp = w[0] == 'c';
   } else {
     return false;
   }
   return true;
 }
 
-/* tycho.material{baseColor=, metallic=, roughness=, texture=, transparent=, emissive=, unlit=} */
+/* tycho.material{baseColor=, metallic=, roughness=, texture=, transparent=, emissive=, unlit=, nearest=,
+ * wrap=} */
 static int material_new(lua_State *L) {
   ty_material m = ty_material_default();
   if (!lua_isnoneornil(L, 1)) {
@@ -466,6 +475,7 @@ static int material_index(lua_State *L) {
   else if (strcmp(k, "transparent") == 0) lua_pushboolean(L, m->transparent);
   else if (strcmp(k, "unlit") == 0) lua_pushboolean(L, m->unlit);
   else if (strcmp(k, "nearest") == 0) lua_pushboolean(L, m->nearest);
+  else if (strcmp(k, "wrap") == 0) lua_pushstring(L, m->clamp ? "clamp" : "repeat");
   else if (strcmp(k, "id") == 0) lua_pushinteger(L, id);
   else if (strcmp(k, "texture") == 0) {
     if (m->texture == TY_RENDER_TEXTURE_WHITE) lua_pushnil(L);
@@ -1055,7 +1065,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     }
     lua_pop(L, 1);
     o->sky.color[0] = 0.5f, o->sky.color[1] = 0.7f, o->sky.color[2] = 1.0f;
-    opt_color(L, idx, "color", o->sky.color, 3, what);
+    o->sky.has_color = opt_color(L, idx, "color", o->sky.color, 3, what);
     if (lua_getfield(L, idx, "texture") != LUA_TNIL) {
       if (!luaL_testudata(L, -1, TY_TEXTURE)) luaL_error(L, "Sky: 'texture' must be a Texture");
       o->sky.texture = *(uint32_t *)lua_touserdata(L, -1);
@@ -1070,7 +1080,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
   case TY_FEATURE_DEFERRED_LIGHTING:
     o->lit.ibl = opt_bool(L, idx, "ibl", false);
     o->lit.forward_plus = opt_bool(L, idx, "forwardPlus", false);
-    opt_color(L, idx, "ambient", o->lit.ambient, 3, what);
+    o->lit.has_ambient = opt_color(L, idx, "ambient", o->lit.ambient, 3, what);
     break;
   case TY_FEATURE_AO:
     o->ao.radius = opt_number(L, idx, "radius", 0, what);
@@ -1088,9 +1098,22 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     o->dof.max_radius = opt_number(L, idx, "maxRadius", 0, what);
     break;
   case TY_FEATURE_TONEMAP:
+  {
+    static const char *const modes[] = {"auto", "aces", "reinhard", "none", NULL};
     o->tonemap.exposure = opt_number(L, idx, "exposure", 1, what);
     o->tonemap.aces = opt_bool(L, idx, "aces", true);
+    o->tonemap.mode = TY_TONEMAP_AUTO;
+    if (lua_getfield(L, idx, "mode") != LUA_TNIL) {
+      const char *m = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+      int found = -1;
+      for (int i = 0; m && modes[i]; i++)
+        if (strcmp(m, modes[i]) == 0) found = i;
+      if (found < 0) luaL_error(L, "Tonemap: 'mode' must be \"auto\", \"aces\", \"reinhard\" or \"none\"");
+      o->tonemap.mode = (ty_tonemap_mode)found;
+    }
+    lua_pop(L, 1);
     break;
+  }
   default: break;
   }
 }

@@ -245,8 +245,7 @@ static bool need_gbuffer(ty_renderer *R, ty_frame *F, const char *feature) {
 /* The ambient term in the Frame block, as ForwardLit sets it (the same options). */
 static void set_ambient(ty_renderer *R, const ty_feature_opts *o) {
   ty_frame_block *B = ty_render_frame_block(R);
-  bool given = o->lit.ambient[0] != 0 || o->lit.ambient[1] != 0 || o->lit.ambient[2] != 0;
-  for (int k = 0; k < 3; k++) B->ambient[k] = given ? o->lit.ambient[k] : 0.03f;
+  for (int k = 0; k < 3; k++) B->ambient[k] = o->lit.has_ambient ? o->lit.ambient[k] : 0.03f;
   B->ambient[3] = o->lit.ibl ? 1.0f : 0.0f;
 }
 

@@ -5,7 +5,8 @@
  *  - Sky: a flat colour, an equirectangular texture or an analytic atmosphere into hdr;
  *    behind what is already in depth, or filling hdr and clearing depth when it is first.
  *  - ForwardLit: PBR shading of the opaque list, then the transparent list blended.
- *  - Tonemap: hdr (+ bloom) to the backbuffer.
+ *  - Tonemap: hdr (+ bloom) to the backbuffer: ACES, Reinhard or none (an orthographic
+ *    camera's default, so 2D colours arrive as given), then sRGB, rounded to bytes.
  *  - Overlay: FPS, a frame-time graph, draw counts and the graph's passes as text.
  *
  * Declaring needs no device (headless frames get the same passes, never executed); a
@@ -221,10 +222,8 @@ bool ty_feature_sky(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   if (ty_render_device(R) && !(prog = need_program(R, "Sky", "common/fullscreen.vert", "forward/sky.frag", defines)))
     return false;
   ty_frame_block *B = ty_render_frame_block(R);
-  bool has_color = o->sky.color[0] != 0 || o->sky.color[1] != 0 || o->sky.color[2] != 0;
-  B->sky_color[0] = has_color ? o->sky.color[0] : 0.5f;
-  B->sky_color[1] = has_color ? o->sky.color[1] : 0.7f;
-  B->sky_color[2] = has_color ? o->sky.color[2] : 1.0f;
+  static const float default_sky[3] = {0.5f, 0.7f, 1.0f};
+  for (int k = 0; k < 3; k++) B->sky_color[k] = o->sky.has_color ? o->sky.color[k] : default_sky[k];
   B->sky_color[3] = o->sky.intensity > 0 ? o->sky.intensity : 1.0f;
 
   sky_pass sp = {.prog = prog, .hdr = F->hdr, .depth = F->depth, .texture = o->sky.texture,
@@ -282,8 +281,7 @@ bool ty_feature_forward_lit(ty_renderer *R, ty_frame *F, const ty_feature_opts *
       !(prog = need_program(R, "ForwardLit", "forward/lit.vert", "forward/lit.frag", plus ? "#define FORWARD_PLUS 1\n" : NULL)))
     return false;
   ty_frame_block *B = ty_render_frame_block(R);
-  bool has_amb = o->lit.ambient[0] != 0 || o->lit.ambient[1] != 0 || o->lit.ambient[2] != 0;
-  for (int k = 0; k < 3; k++) B->ambient[k] = has_amb ? o->lit.ambient[k] : 0.03f;
+  for (int k = 0; k < 3; k++) B->ambient[k] = o->lit.has_ambient ? o->lit.ambient[k] : 0.03f;
   B->ambient[3] = o->lit.ibl ? 1.0f : 0.0f;
   if (o->lit.ibl && B->sky_color[3] == 0) {
     B->sky_color[0] = 0.5f, B->sky_color[1] = 0.7f, B->sky_color[2] = 1.0f, B->sky_color[3] = 1.0f;
@@ -334,12 +332,19 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_program *prog = NULL;
   if (ty_render_device(R) && !(prog = need_program(R, "Tonemap", "common/fullscreen.vert", "forward/tonemap.frag", NULL)))
     return false;
-  /* Zeroed options are the defaults (exposure 1, ACES): aces off counts once an exposure is given. */
-  bool aces = o->tonemap.aces || o->tonemap.exposure == 0;
+  /* Zeroed options are the defaults (exposure 1, auto, ACES): aces off counts once an exposure is given. */
+  ty_tonemap_mode mode = o->tonemap.mode;
+  if (mode == TY_TONEMAP_AUTO) {
+    bool aces = o->tonemap.aces || o->tonemap.exposure == 0;
+    bool ortho = ty_render_frame_block(R)->clip[2] > 0.5f;
+    mode = ortho ? TY_TONEMAP_NONE : aces ? TY_TONEMAP_ACES : TY_TONEMAP_REINHARD;
+  }
+  /* forward/tonemap.frag's curve: 0 none, 1 ACES, 2 Reinhard. */
+  float curve = mode == TY_TONEMAP_ACES ? 1.0f : mode == TY_TONEMAP_REINHARD ? 2.0f : 0.0f;
   float bloom_intensity = F->bloom_intensity > 0 ? F->bloom_intensity : 0.05f;
   tonemap_pass tp = {.prog = prog, .hdr = F->hdr, .bloom = F->bloom, .out = F->backbuffer,
-                     .params = {o->tonemap.exposure > 0 ? o->tonemap.exposure : 1.0f, aces ? 1.0f : 0.0f,
-                                bloom_intensity, F->bloom.id ? 1.0f : 0.0f}};
+                     .params = {o->tonemap.exposure > 0 ? o->tonemap.exposure : 1.0f, curve, bloom_intensity,
+                                F->bloom.id ? 1.0f : 0.0f}};
   rg_resource reads[2] = {F->hdr, F->bloom};
   ty_render_mark_write(R, F->backbuffer);
   ty_render_add_pass(R, F,

@@ -45,11 +45,13 @@ static struct {
 #endif
 } ui;
 
+/* UI colours are sRGB, as given: a channel c is the byte c * 255 with halves rounding up,
+ * the rule Tonemap's output follows, so a sprite and a rectangle of one colour match. */
 static void to_bytes(const float c[4], uint8_t out[4]) {
   for (int i = 0; i < 4; i++) {
     float v = c ? c[i] : 1.0f;
     v = v < 0 ? 0 : v > 1 ? 1 : v;
-    out[i] = (uint8_t)lrintf(v * 255.0f);
+    out[i] = (uint8_t)floorf(v * 255.0f + 0.5f);
   }
 }
 

@@ -65,7 +65,7 @@ typedef struct ty_frame_block {
 typedef struct ty_gpu_material {
   float base_color[4];
   float emissive_metallic[4]; /* rgb emissive, w metallic */
-  float params[4];            /* x roughness, y unlit, z transparent, w unused */
+  float params[4];            /* x roughness, y unlit, z transparent, w clamp (1: keep uv in the rect) */
 } ty_gpu_material;
 
 /* std430 light record (binding 2). */
@@ -166,6 +166,7 @@ typedef enum ty_render_sampler {
   TY_SAMPLER_LINEAR_REPEAT_MIP,
   TY_SAMPLER_NEAREST_REPEAT,
   TY_SAMPLER_SHADOW, /* compare LEQUAL, clamp, linear (hardware PCF) */
+  TY_SAMPLER_LINEAR_CLAMP_MIP, /* material textures that clamp (sprites) */
   TY_SAMPLER_COUNT
 } ty_render_sampler;
 ty_gl_sampler ty_render_sampler_get(ty_renderer *R, ty_render_sampler s);

@@ -802,6 +802,10 @@ ty_gl_sampler ty_render_sampler_get(ty_renderer *R, ty_render_sampler s) {
       d.max_anisotropy = 8.0f;
       break;
     case TY_SAMPLER_NEAREST_REPEAT: d.min_filter = d.mag_filter = TY_GL_FILTER_NEAREST; break;
+    case TY_SAMPLER_LINEAR_CLAMP_MIP: /* no anisotropy: sprites face the camera, and llvmpipe's blurs them */
+      d.mip_filter = TY_GL_MIP_LINEAR;
+      d.wrap_u = d.wrap_v = d.wrap_w = TY_GL_WRAP_CLAMP;
+      break;
     case TY_SAMPLER_SHADOW:
       d.wrap_u = d.wrap_v = d.wrap_w = TY_GL_WRAP_CLAMP;
       d.compare = TY_GL_COMPARE_LEQUAL;
@@ -953,7 +957,7 @@ static void upload_frame_data(ty_renderer *R) {
       const ty_material *m = &R->materials[i];
       gm[i] = (ty_gpu_material){{m->base_color[0], m->base_color[1], m->base_color[2], m->base_color[3]},
                                 {m->emissive[0], m->emissive[1], m->emissive[2], m->metallic},
-                                {m->roughness, m->unlit ? 1.0f : 0.0f, m->transparent ? 1.0f : 0.0f, 0.0f}};
+                                {m->roughness, m->unlit ? 1.0f : 0.0f, m->transparent ? 1.0f : 0.0f, m->clamp ? 1.0f : 0.0f}};
     }
     if (R->material_ssbo.id) ty_gl_update_buffer(dev, R->material_ssbo, 0, gm, R->material_count * sizeof *gm);
     TY_FREE(gm);
@@ -1032,8 +1036,9 @@ void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list,
     uint32_t mat = run->material < R->material_count ? run->material : TY_RENDER_MATERIAL_DEFAULT;
     if (prog->has_material) glProgramUniform1ui(pname, TY_LOC_MATERIAL, mat);
     const ty_material *m = &R->materials[mat];
-    ty_gl_bind_texture(dev, TY_UNIT_BASE_COLOR, ty_render_texture_gl(R, m->texture),
-                       ty_render_sampler_get(R, m->nearest ? TY_SAMPLER_NEAREST_REPEAT : TY_SAMPLER_LINEAR_REPEAT_MIP));
+    ty_render_sampler smp = m->nearest ? (m->clamp ? TY_SAMPLER_NEAREST_CLAMP : TY_SAMPLER_NEAREST_REPEAT)
+                                       : (m->clamp ? TY_SAMPLER_LINEAR_CLAMP_MIP : TY_SAMPLER_LINEAR_REPEAT_MIP);
+    ty_gl_bind_texture(dev, TY_UNIT_BASE_COLOR, ty_render_texture_gl(R, m->texture), ty_render_sampler_get(R, smp));
     if (R->draw_mode == TY_DRAW_MULTI_INDIRECT) {
       size_t off = R->cmd_offset + (size_t)(R->cmd_list_first[list] + run->first_batch) * sizeof(ty_bucket_command);
       glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)off,

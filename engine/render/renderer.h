@@ -111,9 +111,12 @@ typedef struct ty_material {
   bool transparent;    /* drawn back-to-front, blended, casts no shadow */
   bool unlit;          /* colour as given (sprites, UI) */
   bool nearest;        /* nearest-neighbour filtering (pixel art) */
+  bool clamp;          /* clamp to the edge instead of repeating, and keep every sample inside
+                          the item's uv rect (half a texel in), so a sprite never shows its
+                          opposite edge or a neighbouring atlas cell */
 } ty_material;
 
-/* A material with the defaults: white, metallic 0, roughness 0.5, opaque, lit. */
+/* A material with the defaults: white, metallic 0, roughness 0.5, opaque, lit, repeating. */
 ty_material ty_material_default(void);
 uint32_t ty_render_add_material(ty_renderer *R, const ty_material *m);
 /* False for an unknown id. */
@@ -226,16 +229,23 @@ typedef enum ty_feature_kind {
 
 typedef enum ty_sky_kind { TY_SKY_NONE = 0, TY_SKY_COLOR, TY_SKY_TEXTURE, TY_SKY_ATMOSPHERE } ty_sky_kind;
 
+/* How Tonemap brings the linear scene colour to the display, before its sRGB encoding.
+ * AUTO: NONE under an orthographic camera (2D: colours reach the screen as given), else
+ * ACES (REINHARD when tonemap.aces is off). NONE only clamps to 0..1. */
+typedef enum ty_tonemap_mode { TY_TONEMAP_AUTO = 0, TY_TONEMAP_ACES, TY_TONEMAP_REINHARD, TY_TONEMAP_NONE } ty_tonemap_mode;
+
 /* Every feature's options; each reads its own block. Zeroed fields mean defaults. */
 typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
-  struct { ty_sky_kind kind; float color[3]; uint32_t texture; float intensity; } sky; /* color [0.5,0.7,1] */
-  struct { bool ibl; float ambient[3]; bool forward_plus; } lit; /* ambient [0.03] each */
+  /* color is used only with has_color (zero is a colour, black): else [0.5, 0.7, 1] */
+  struct { ty_sky_kind kind; bool has_color; float color[3]; uint32_t texture; float intensity; } sky;
+  /* ambient is used only with has_ambient: else [0.03] each */
+  struct { bool ibl; bool has_ambient; float ambient[3]; bool forward_plus; } lit;
   struct { float radius; float intensity; uint32_t samples; } ao; /* [0.5, 1, 16] */
   struct { float blend; } taa;                                  /* history weight [0.9] */
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */
   struct { float focus; float range; float max_radius; } dof;   /* [10, 5, 8 px] */
-  struct { float exposure; bool aces; } tonemap;                /* [1, true] */
+  struct { float exposure; bool aces; ty_tonemap_mode mode; } tonemap; /* [1, true, auto] */
   struct { const char *text; } overlay;                         /* extra lines, may be NULL */
 } ty_feature_opts;
 

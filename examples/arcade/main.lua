@@ -10,7 +10,9 @@ local input = tycho.input
 local here = (debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")) or "."
 local HALF_W, HALF_H = 8, 6 -- the field, in world units around the origin
 
-engine:setPreset(tycho.presets.forward({ sky = { kind = "color", color = { 0.02, 0.02, 0.06 } } }))
+-- The orthographic camera draws untonemapped, so colours reach the screen as given. The sky
+-- colour is linear (a lighting colour): toLinear takes the background's sRGB, (26, 26, 69).
+engine:setPreset(tycho.presets.forward({ sky = { kind = "color", color = tycho.color.toLinear({ 0.1, 0.1, 0.27 }) } }))
 
 local textures = {
   ship = tycho.texture.load(here .. "/assets/ship.png"),

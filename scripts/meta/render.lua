@@ -68,8 +68,32 @@ function tycho.texture.load(path) end
 ---@return tycho.Texture
 function tycho.texture.new(width, height, pixels, name) end
 
+---The sRGB transfer curve (love.math.gammaToLinear's job). Sprite and tycho.ui colours are
+---sRGB; material, light, ambient and sky colours are linear.
+---@class tycho.ColorModule
+tycho.color = {}
+
+---An sRGB colour in linear terms, alpha unchanged: a colour table gives a new table
+---{r, g, b, a}; numbers give numbers.
+---@overload fun(color: tycho.Color): number[]
+---@param r number
+---@param g number
+---@param b number
+---@param a? number
+---@return number r, number g, number b, number|nil a
+function tycho.color.toLinear(r, g, b, a) end
+
+---A linear colour in sRGB terms, alpha unchanged; the same shapes as toLinear.
+---@overload fun(color: tycho.Color): number[]
+---@param r number
+---@param g number
+---@param b number
+---@param a? number
+---@return number r, number g, number b, number|nil a
+function tycho.color.toSrgb(r, g, b, a) end
+
 ---@class tycho.MaterialOptions
----@field baseColor? tycho.Color (1, 1, 1, 1)
+---@field baseColor? tycho.Color (1, 1, 1, 1), linear
 ---@field metallic? number 0..1 (0)
 ---@field roughness? number 0..1 (0.5)
 ---@field texture? tycho.Texture base colour map, multiplied in
@@ -77,6 +101,8 @@ function tycho.texture.new(width, height, pixels, name) end
 ---@field emissive? tycho.Color
 ---@field unlit? boolean colour as given (sprites, UI)
 ---@field nearest? boolean nearest-neighbour filtering
+---@field wrap? "repeat"|"clamp" past the texture's edge: tile ("repeat", the default) or clamp,
+---keeping every sample half a texel inside the draw's uv rect (what sprites use)
 
 ---A material; every field reads and writes (writes apply from the next frame).
 ---@class tycho.Material: tycho.MaterialOptions
@@ -178,8 +204,11 @@ function tycho.MeshRenderer.new(mesh, material) end
 ---@class tycho.SpriteOptions
 ---@field texture? tycho.Texture white when nil
 ---@field rect? number[] {x, y, w, h} in pixels from the texture's top-left; nil: all of it
----@field color? tycho.Color tint
+---@field color? tycho.Color tint, sRGB as LÖVE's: untonemapped in 2D {1, 1, 1} is 255 and {0.5, 0.5, 0.5} is 128
 ---@field nearest? boolean nearest-neighbour filtering (pixel art)
+---@field wrap? "clamp"|"repeat" ("clamp"): samples stay half a texel inside the texture or
+---`rect`, so neither the opposite edge nor a neighbouring atlas cell bleeds in; "repeat"
+---tiles the texture (a rect larger than the image repeats it)
 
 ---A textured quad of side 1 in XY (scale the object to size it), unlit and blended.
 ---@class tycho.Sprite: tycho.Component, tycho.SpriteOptions
@@ -373,7 +402,10 @@ function tycho.features.Bloom(opts) end
 ---@param opts? {focus?: number, range?: number, maxRadius?: number}
 ---@return tycho.Feature
 function tycho.features.DoF(opts) end
----@param opts? {exposure?: number, aces?: boolean}
+---HDR to the window: exposure, a curve, then sRGB rounded to bytes. `mode` "auto" (default) is
+---"none" under an orthographic camera (2D colours reach the screen as given) and ACES, or
+---Reinhard with `aces = false`, under a perspective one.
+---@param opts? {exposure?: number, aces?: boolean, mode?: "auto"|"aces"|"reinhard"|"none"}
 ---@return tycho.Feature
 function tycho.features.Tonemap(opts) end
 ---@param opts? {text?: string}
@@ -385,7 +417,7 @@ function tycho.features.DebugOverlay(opts) end
 
 ---@class tycho.SkyOptions
 ---@field kind? "none"|"color"|"texture"|"atmosphere" ("color")
----@field color? tycho.Color
+---@field color? tycho.Color linear; any value is a colour ({0, 0, 0} is black); nil: {0.5, 0.7, 1}
 ---@field texture? tycho.Texture
 ---@field intensity? number
 
@@ -393,12 +425,13 @@ function tycho.features.DebugOverlay(opts) end
 ---@field sky? tycho.SkyOptions|false
 ---@field shadow? false|true|{cascades?: integer, size?: integer, distance?: number, bias?: number} (on)
 ---@field ibl? boolean
----@field ambient? tycho.Color
+---@field ambient? tycho.Color linear; {0, 0, 0} is no ambient light; nil: 0.03 each
 ---@field taa? boolean|{blend?: number}
 ---@field dof? boolean|{focus?: number, range?: number, maxRadius?: number}
 ---@field bloom? boolean|{threshold?: number, intensity?: number}
 ---@field exposure? number (1)
----@field aces? boolean (true)
+---@field aces? boolean (true) ACES, else Reinhard, where a curve applies
+---@field tonemap? "auto"|"aces"|"reinhard"|"none" ("auto": none under an orthographic camera)
 
 ---@class tycho.DeferredOptions: tycho.PresetOptions
 ---@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer} (false)

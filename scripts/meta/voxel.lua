@@ -86,8 +86,8 @@ tycho.ui = {}
 ---@param y number
 ---@param w number
 ---@param h number
----@param color? number[] rgba 0..1
----@param texture? tycho.Texture
+---@param color? number[] rgba 0..1, sRGB: written as given (0.5 is byte 128)
+---@param texture? tycho.Texture drawn showing its own bytes
 ---@param uv? number[] {u0, v0, u1, v1} from the image's top-left
 function tycho.ui.rect(x, y, w, h, color, texture, uv) end
 
@@ -95,7 +95,7 @@ function tycho.ui.rect(x, y, w, h, color, texture, uv) end
 ---@param x number
 ---@param y number
 ---@param text string
----@param color? number[]
+---@param color? number[] rgba 0..1, sRGB
 ---@param scale? number
 ---@return number width
 function tycho.ui.text(x, y, text, color, scale) end

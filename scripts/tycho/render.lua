@@ -290,22 +290,61 @@ MeshRenderer.onDestroy = freeItem
 
 tycho.MeshRenderer = MeshRenderer
 
--- Sprites share one quad and one unlit transparent material per texture.
+-- Sprites share one quad and one unlit transparent material per texture, filter and wrap.
+-- Sprites clamp by default: a repeating texture bleeds its opposite edge (and an atlas its
+-- neighbouring cells) into a filtered sprite's border.
 local spriteMaterials = {}
-local function spriteMaterial(texture, nearest)
-  local key = (texture and texture.id or -1) * 2 + (nearest and 1 or 0)
+local function spriteMaterial(texture, nearest, wrap)
+  local key = (texture and texture.id or -1) * 4 + (nearest and 1 or 0) + (wrap == "repeat" and 2 or 0)
   local m = spriteMaterials[key]
   if not m then
-    m = tycho.material({ texture = texture, transparent = true, unlit = true, nearest = nearest })
+    m = tycho.material({ texture = texture, transparent = true, unlit = true, nearest = nearest, wrap = wrap })
     spriteMaterials[key] = m
   end
   return m
 end
 
+-- Sprite colours are sRGB, as LÖVE's and image editors' are; the scene colour they are
+-- drawn into is linear, so the tint is decoded here, once, when it is set (alpha is linear).
+local function srgbToLinear(c)
+  if c <= 0.04045 then return c / 12.92 end
+  return ((c + 0.055) / 1.055) ^ 2.4
+end
+
+local function linearToSrgb(c)
+  if c <= 0.0031308 then return c * 12.92 end
+  return 1.055 * c ^ (1 / 2.4) - 0.055
+end
+
+-- tycho.color: the sRGB transfer curve for games, as LÖVE's love.math.gammaToLinear.
+local function convert(fname, f)
+  return function(r, g, b, a)
+    if type(r) == "table" then
+      local cr, cg, cb, ca = R.readColor(r, 4)
+      if not cr then argError(1, fname, "colour {r, g, b[, a]} expected", 2) end
+      return { f(cr), f(cg), f(cb), ca }
+    end
+    for i, v in ipairs({ r, g, b }) do
+      if type(v) ~= "number" then argError(i, fname, "number expected, got " .. type(v), 2) end
+    end
+    return f(r), f(g), f(b), a
+  end
+end
+
+---@class tycho.ColorModule
+tycho.color = {
+  ---An sRGB colour (as sprites, tycho.ui and image editors give them) in linear terms (as
+  ---materials, lights and the sky take them): a table gives a new table {r, g, b, a}, three
+  ---or four numbers give numbers. Alpha is unchanged.
+  toLinear = convert("toLinear", srgbToLinear),
+  ---The other way: a linear colour in sRGB terms.
+  toSrgb = convert("toSrgb", linearToSrgb),
+}
+
 local function pushSprite(s)
   if not s.slot then return end
   local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
-  R.itemSet(s.slot, "tint", r, g, b, a)
+  R.itemSet(s.slot, "tint", srgbToLinear(r), srgbToLinear(g), srgbToLinear(b), a)
   local rect = s.rect
   local tw, th = 1, 1
   if s.texture then tw, th = s.texture.width, s.texture.height end
@@ -316,7 +355,7 @@ local function pushSprite(s)
   else
     R.itemSet(s.slot, "rect", 0, 0, 1, 1)
   end
-  R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest))
+  R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest, s.wrap))
   R.itemSet(s.slot, "enabled", s.enabled)
 end
 
@@ -345,6 +384,12 @@ local function checkRect(v)
   return v
 end
 
+local function checkWrap(v)
+  if v == nil then return "clamp" end
+  if v ~= "clamp" and v ~= "repeat" then error(("Sprite.wrap must be \"clamp\" or \"repeat\", got %s"):format(tostring(v)), 3) end
+  return v
+end
+
 local function checkColor(v)
   if v ~= nil and not R.readColor(v, 4) then error("Sprite.color must be a colour {r, g, b[, a]}", 3) end
   return v
@@ -353,18 +398,20 @@ end
 ---@class tycho.Sprite: tycho.Component
 ---@field texture tycho.Texture|nil
 ---@field rect number[]|nil {x, y, w, h} in pixels of the texture; nil: all of it
----@field color number[]|nil tint {r, g, b[, a]}
+---@field color number[]|nil tint {r, g, b[, a]}, sRGB as LÖVE's: {0.5, 0.5, 0.5} shows as 128
 ---@field nearest boolean nearest-neighbour filtering (pixel art)
+---@field wrap "clamp"|"repeat" past the texture's (or rect's) edge: clamp (default) or tile
 ---@field enabled boolean
 local Sprite = nativeClass("Sprite", {
   texture = spriteField("texture", checkTexture),
   rect = spriteField("rect", checkRect),
   color = spriteField("color", checkColor),
   nearest = spriteField("nearest", toBool),
+  wrap = spriteField("wrap", checkWrap),
   enabled = spriteField("enabled", toBool),
 })
 
----@param opts? {texture?: tycho.Texture, rect?: number[], color?: number[], nearest?: boolean}
+---@param opts? {texture?: tycho.Texture, rect?: number[], color?: number[], nearest?: boolean, wrap?: "clamp"|"repeat"}
 function Sprite:init(opts)
   if opts ~= nil and type(opts) ~= "table" then argError(1, "new", "table expected, got " .. type(opts), 3) end
   opts = opts or {}
@@ -373,6 +420,7 @@ function Sprite:init(opts)
   s.rect = checkRect(opts.rect)
   s.color = checkColor(opts.color)
   s.nearest = toBool(opts.nearest)
+  s.wrap = checkWrap(opts.wrap)
 end
 
 function Sprite:onAttach()

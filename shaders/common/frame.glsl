@@ -21,7 +21,7 @@ layout(std140, binding = 0) uniform Frame {
 struct Material {
   vec4 baseColor;
   vec4 emissiveMetallic; // rgb emissive, w metallic
-  vec4 params;           // x roughness, y unlit, z transparent
+  vec4 params;           // x roughness, y unlit, z transparent, w clamp to the uv rect
 };
 layout(std430, binding = 1) readonly buffer Materials { Material materials[]; };
 

@@ -8,6 +8,7 @@ out vec3 v_normal; // view space
 out vec3 v_world;
 out vec2 v_uv;
 out vec4 v_tint;
+flat out vec4 v_rect; // uv rect, for materials that clamp to it
 #endif
 
 void main() {
@@ -19,5 +20,6 @@ void main() {
   v_world = wp.xyz;
   v_uv = ty_instance_uv();
   v_tint = a_tint;
+  v_rect = a_rect;
 #endif
 }

@@ -3,6 +3,7 @@
 // point and spot lights, from the tile's list in the light grid when FORWARD_PLUS,
 // else all of them.
 #include "common/frame.glsl"
+#include "common/material.glsl"
 #include "common/pbr.glsl"
 #if HAS_SHADOW
 #include "common/shadow.glsl"
@@ -18,12 +19,13 @@ in vec3 v_normal; // view space
 in vec3 v_world;
 in vec2 v_uv;
 in vec4 v_tint;
+flat in vec4 v_rect;
 
 layout(location = 0) out vec4 o_color;
 
 void main() {
   Material m = materials[u_material];
-  vec4 c = m.baseColor * texture(u_baseColor, v_uv) * v_tint;
+  vec4 c = m.baseColor * ty_base_texture(u_baseColor, m, v_uv, v_rect) * v_tint;
   if (m.params.y > 0.5) { // unlit
     o_color = c;
     return;

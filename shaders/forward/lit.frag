@@ -2,6 +2,7 @@
 // point and spot lights (every light, or with FORWARD_PLUS only the tile's from the light
 // grid), ambient and emissive. Unlit materials (sprites) are texture * tint.
 #include "common/frame.glsl"
+#include "common/material.glsl"
 #include "common/pbr.glsl"
 #include "common/shadow.glsl"
 
@@ -15,11 +16,12 @@ layout(location = 0) in vec3 v_world;
 layout(location = 1) in vec3 v_normal;
 layout(location = 2) in vec2 v_uv;
 layout(location = 3) in vec4 v_tint;
+layout(location = 4) flat in vec4 v_rect;
 layout(location = 0) out vec4 o_color;
 
 void main() {
   Material m = materials[u_material];
-  vec4 base = m.baseColor * texture(u_baseColor, v_uv) * v_tint;
+  vec4 base = m.baseColor * ty_base_texture(u_baseColor, m, v_uv, v_rect) * v_tint;
   bool transparent = m.params.z > 0.5;
   if (!transparent && base.a < 0.5) discard; // cut-out sprites in the opaque list
   if (m.params.y > 0.5) {

@@ -287,6 +287,7 @@ static bool render_forward(scene *s, ty_draw_mode mode) {
   ty_frame *F = ty_render_begin_frame(s->R, &d);
   ty_feature_opts o = {0};
   o.sky.kind = TY_SKY_COLOR;
+  o.sky.has_color = true;
   o.sky.color[0] = 0.2f, o.sky.color[1] = 0.4f, o.sky.color[2] = 0.9f;
   bool ok = ty_render_add_feature(s->R, F, TY_FEATURE_SHADOW, &o) && ty_render_add_feature(s->R, F, TY_FEATURE_SKY, &o) &&
             ty_render_add_feature(s->R, F, TY_FEATURE_FORWARD_LIT, &o) &&

@@ -78,6 +78,17 @@ describe("tycho.presets feature lists", function()
     assert.equals(2, p.features[1].options.cascades)
   end)
 
+  it("tonemap: \"auto\" unless asked (none under an orthographic camera), passed to Tonemap", function()
+    local function mode(p) return p.features[#p.features].options.mode end
+    assert.is_nil(mode(presets.forward()), "auto")
+    assert.equals("none", mode(presets.forward({ tonemap = "none" })))
+    assert.equals("aces", mode(presets.deferred({ tonemap = "aces" })))
+    assert.equals("reinhard", mode(presets.forwardPlus({ tonemap = "reinhard" })))
+    assert.has_error(function() presets.forward({ tonemap = "filmic" }) end, "tonemap must be")
+    assert.truthy(tycho.features.Tonemap({ mode = "auto" }))
+    assert.has_error(function() tycho.features.Tonemap({ mode = "agx" }) end)
+  end)
+
   it("forwardPlus: ForwardPlus before ForwardLit{forwardPlus}", function()
     local p = presets.forwardPlus({ bloom = true })
     assert.same({ "Shadow", "Sky", "ForwardPlus", "ForwardLit", "Bloom", "Tonemap" }, featureNames(p))

@@ -8,6 +8,7 @@ local features = require("tycho.render.features")
 local M = {}
 
 local SKY_KINDS = { none = true, color = true, texture = true, atmosphere = true }
+local TONEMAPS = { auto = true, aces = true, reinhard = true, none = true }
 
 ---Raises a `bad argument` error naming the preset when opts is not a table or nil, and
 ---checks the shared options; returns opts or an empty table.
@@ -28,6 +29,10 @@ function M.check(opts, name)
       error(("bad argument #1 to '%s' (sky.kind must be \"none\", \"color\", \"texture\" or \"atmosphere\", got %s)")
         :format(name, tostring(sky.kind)), 3)
     end
+  end
+  if opts.tonemap ~= nil and not TONEMAPS[opts.tonemap] then
+    error(("bad argument #1 to '%s' (tonemap must be \"auto\", \"aces\", \"reinhard\" or \"none\", got %s)")
+      :format(name, tostring(opts.tonemap)), 3)
   end
   local shadow = opts.shadow
   if shadow ~= nil and type(shadow) ~= "boolean" and type(shadow) ~= "table" then
@@ -64,14 +69,15 @@ function M.sky(list, opts)
   })
 end
 
----TAA?, DoF?, Bloom?, then Tonemap (exposure, aces).
+---TAA?, DoF?, Bloom?, then Tonemap (exposure, aces, tonemap: "auto" leaves an orthographic
+---camera's frame untonemapped, so 2D colours reach the screen as given).
 function M.post(list, opts)
   if on(opts.taa) then list[#list + 1] = features.TAA(on(opts.taa)) end
   if on(opts.dof) then list[#list + 1] = features.DoF(on(opts.dof)) end
   if on(opts.bloom) then list[#list + 1] = features.Bloom(on(opts.bloom)) end
   local aces = opts.aces
   if aces == nil then aces = true end
-  list[#list + 1] = features.Tonemap({ exposure = opts.exposure or 1, aces = aces and true or false })
+  list[#list + 1] = features.Tonemap({ exposure = opts.exposure or 1, aces = aces and true or false, mode = opts.tonemap })
 end
 
 ---Makes a preset: {name=, options=, features=, apply=}. apply adds the features to the

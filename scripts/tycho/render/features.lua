@@ -76,7 +76,8 @@ features.TAA = builtin("TAA")
 features.Bloom = builtin("Bloom")
 ---Depth of field: `focus` (10), `range` (5), `maxRadius` (8 px).
 features.DoF = builtin("DoF")
----HDR to the window: `exposure` (1), `aces` (true).
+---HDR to the window: `exposure` (1), `aces` (true; false: Reinhard), `mode` = "auto" (none under
+---an orthographic camera, else the `aces` choice) | "aces" | "reinhard" | "none".
 features.Tonemap = builtin("Tonemap")
 ---FPS, frame-time graph, draw and triangle counts and the graph's passes; `text` adds lines.
 features.DebugOverlay = builtin("DebugOverlay")
