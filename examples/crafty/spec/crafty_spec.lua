@@ -42,6 +42,104 @@ describe("crafty world", function()
     assert.equals(0, a:get(3, World.CY - 1, 3))
   end)
 
+  it("generates with tycho.terrain exactly the blocks the Lua generator it replaced made", function()
+    -- world.lua generated terrain in Lua before engine/terrain/ did it in C for both the client
+    -- and the crafty server. Saves hold only edits, replayed onto regenerated terrain: the
+    -- terrain must not have moved. This is that Lua generator, kept as the reference.
+    local function seedNumber(seed)
+      if math.type(seed) == "integer" then return seed & 0xffffffff end
+      local h = 2166136261
+      for i = 1, #tostring(seed) do h = ((h ~ tostring(seed):byte(i)) * 16777619) & 0xffffffff end
+      return h
+    end
+    local function hash(seed, x, z)
+      local h = (seed ~ (x * 374761393) ~ (z * 668265263)) & 0xffffffff
+      h = ((h ~ (h >> 13)) * 1274126177) & 0xffffffff
+      return (h ~ (h >> 16)) & 0xffffffff
+    end
+    local function height(s, x, z)
+      local noise = tycho.voxel.noise
+      local h = 44 + 14 * noise(x / 96, z / 96, s) + 6 * noise(x / 32, z / 32, s + 1) + 2 * noise(x / 11, z / 11, s + 2)
+      local mountains = noise(x / 160, z / 160, s + 3)
+      if mountains > 0.2 then h = h + (mountains - 0.2) * 60 end
+      return math.floor(h)
+    end
+    local function generate(s, cx, cz)
+      local g = tycho.voxel.grid(16, 128, 16)
+      local x0, z0 = cx * 16, cz * 16
+      for lx = 0, 15 do
+        for lz = 0, 15 do
+          local h = height(s, x0 + lx, z0 + lz)
+          if h > 120 then h = 120 end
+          g:fill(lx, 0, lz, lx, h - 4, lz, blocks.STONE)
+          if h <= 41 then
+            g:fill(lx, h - 3, lz, lx, h, lz, blocks.SAND)
+          elseif h > 68 then
+            g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.STONE)
+            g:set(lx, h, lz, blocks.SNOW)
+          else
+            g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.DIRT)
+            g:set(lx, h, lz, blocks.GRASS)
+          end
+        end
+      end
+      for lx = 2, 13 do
+        for lz = 2, 13 do
+          local x, z = x0 + lx, z0 + lz
+          if hash(s, x, z) % 97 == 0 then
+            local h = g:top(lx, lz)
+            if g:get(lx, h, lz) == blocks.GRASS then
+              local trunk = 4 + hash(s + 7, x, z) % 2
+              g:fill(lx - 2, h + trunk - 1, lz - 2, lx + 2, h + trunk, lz + 2, blocks.LEAVES)
+              g:fill(lx - 1, h + trunk + 1, lz - 1, lx + 1, h + trunk + 1, lz + 1, blocks.LEAVES)
+              g:fill(lx, h + 1, lz, lx, h + trunk, lz, blocks.LOG)
+            end
+          end
+        end
+      end
+      return g
+    end
+    local logs, snow = 0, 0
+    for _, seed in ipairs({ 1234, "meadow", 2.5, 3.0, -7, 0x1ffffffff, 2024 }) do
+      local s = seedNumber(seed)
+      local w = World.new(seed)
+      assert.equals(s, w.seedInt)
+      for cx = -3, 3 do
+        for cz = -3, 3 do
+          local want, got = generate(s, cx, cz), w:generate(cx, cz)
+          assert.is_true(want:bytes() == got:bytes(), ("seed %s, chunk %d,%d"):format(tostring(seed), cx, cz))
+          logs, snow = logs + got:count(blocks.LOG), snow + got:count(blocks.SNOW)
+        end
+      end
+      for i = 1, 50 do
+        local x, z = i * 7919 - 200000, 150000 - i * 104729
+        assert.equals(height(s, x, z), w:height(x, z))
+      end
+    end
+    assert.is_true(logs > 0 and snow > 0, "trees and snowy heights were compared")
+  end)
+
+  it("refuses seeds and coordinates terrain cannot use, with a message that says why", function()
+    for _, bad in ipairs({ {}, true, 0 / 0, math.huge }) do
+      local ok, err = pcall(World.new, bad)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("seed", 1, true), tostring(err))
+    end
+    local t = tycho.terrain.new(1)
+    local ok, err = pcall(t.block, t, 1 << 24, 10, 0)
+    assert.is_false(ok)
+    assert.truthy(err:find("x must be in -16777215..16777215", 1, true), err)
+    ok, err = pcall(t.height, t, 0, -(1 << 24))
+    assert.truthy(err:find("z must be in", 1, true), err)
+    ok, err = pcall(t.chunk, t, 1 << 20, 0)
+    assert.truthy(err:find("cx must be in -1048576..1048575", 1, true), err)
+    ok, err = pcall(t.block, t, 0.5, 10, 0)
+    assert.truthy(err:find("integer", 1, true), err)
+    assert.equals(0, t:block(0, -1, 0))       -- below and above the world: air
+    assert.equals(0, t:block(0, World.CY, 0))
+    assert.equals(blocks.STONE, t:block(0, 0, 0))
+  end)
+
   it("replays an edit log onto a regenerated world to the same blocks", function()
     local a = World.new(7)
     a:chunk(0, 0)
