@@ -564,6 +564,36 @@ describe("crafty runs", function()
 end)
 
 describe("crafty multiplayer", function()
+  it("the server's world is the client's: server/modules/crafty.lua sees World's blocks for a seed", function()
+    -- The module in this Lua state (never started: no host, no storage), asked cell by cell.
+    local Server = dofile(tycho.home .. "/server/modules/crafty.lua")
+    for _, seed in ipairs({ 1234, "meadow", 2.5 }) do
+      local record = tycho.storage.createSavedWorld("Same", seed)
+      record.edits = { { x = 3, y = 50, z = 3, type = 0 }, { x = -7, y = 60, z = 12, type = blocks.BRICK },
+        { x = 20, y = 44, z = -1, type = blocks.GLASS } }
+      local room = assert(Server.newRoom(record))
+      local client = World.new(seed)
+      client:applyEdits(record.edits)
+      local logs, differ = 0, 0
+      for x = -16, 31 do
+        for z = -16, 15 do
+          for y = -1, World.CY + 1 do
+            local b = client:get(x, y, z)
+            if b ~= Server.blockAt(room, x, y, z) then differ = differ + 1 end
+            if b == blocks.LOG then logs = logs + 1 end
+          end
+        end
+      end
+      assert.equals(0, differ, "seed " .. tostring(seed))
+      assert.is_true(logs > 0, "no tree in the compared area of seed " .. tostring(seed))
+      assert.equals(blocks.BRICK, Server.blockAt(room, -7, 60, 12))
+    end
+    -- A seed no client can use is refused with a message, not a broken room.
+    local room, err = Server.newRoom({ id = "w", seed = 0 / 0, edits = {} })
+    assert.is_nil(room)
+    assert.truthy(err:find("seed", 1, true), err)
+  end)
+
   it("joins a world on a real `tycho serve` and sees another client's edit at once", function()
     local H = dofile(tycho.home .. "/tests/server/harness.lua")
     local Net = require("net")
@@ -599,17 +629,20 @@ describe("crafty multiplayer", function()
       local errors = {}
       b:start({ applyEdit = function() end, onError = function(code) errors[#errors + 1] = code end })
       assert.equals(1, #seen.bWelcome.players) -- ada is there
-      -- Bob walks next to the server's ground level and breaks a block there.
+      -- Bob stands on the ground and breaks the natural block under his feet: the server
+      -- generates the same terrain, so it knows the block is there.
+      local ground = worldA:chunk(0, 0):top(10, 10)
+      assert.are_not.equal(0, worldA:get(10, ground, 10))
       b.sendAt = -1
-      b:sendPose({ x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 })
+      b:sendPose({ x = 10.5, y = ground + 1, z = 10.5, yaw = 0, pitch = 0 })
       pump(function()
         local p = next(a.players) and a.players[next(a.players)]
         return p and p.samples[#p.samples].x == 10.5
       end)
-      b:sendEdit("break", 10, 64, 10, 0)
+      b:sendEdit("break", 10, ground, 10, 0)
       pump(function() return a.edits >= 1 or #errors > 0 end)
       assert.same({}, errors)
-      assert.equals(0, worldA:get(10, 64, 10))
+      assert.equals(0, worldA:get(10, ground, 10))
       assert.equals(1, #worldA.edits)
       -- Ada sees Bob as a player she can draw, interpolated from his poses.
       local x = Net.interpolate(a.players[next(a.players)], tycho.now() + 1)
