@@ -3,17 +3,18 @@
  * Public names: tycho.voxel.grid(sx, sy, sz) -> VoxelGrid (one byte a cell),
  * tycho.voxel.palette{...} -> VoxelPalette (which atlas tile each face of each block type
  * shows), tycho.voxel.mesh(grid, opts) -> Mesh (a new one, or opts.mesh rewritten in place
- * so re-meshing an edited chunk keeps its id), tycho.voxel.noise(x, y, seed);
- * tycho.ui.rect / text / measure / queued / feature() for the screen-space layer.
- * Meshes are the renderer's ("Mesh" userdata of lua_render.c). */
+ * so re-meshing an edited chunk keeps its id), tycho.voxel.noise(x, y, seed) (the same as
+ * tycho.terrain.noise, kept under its first name); tycho.ui.rect / text / measure / queued /
+ * feature() for the screen-space layer. Meshes are the renderer's ("Mesh" userdata of
+ * lua_render.c). */
+#include "lua_voxel.h"
+
 #include <string.h>
 
-#include "bindings.h"
 #include "lua_render.h"        /* Required for: ty_lua_renderer */
 #include "render/ui.h"         /* Required for: ty_ui_* */
-#include "render/voxel.h"      /* Required for: ty_voxel_mesh, ty_voxel_noise2 */
-
-#define TY_VOXEL_GRID "VoxelGrid"
+#include "render/voxel.h"      /* Required for: ty_voxel_mesh */
+#include "terrain/terrain.h"   /* Required for: ty_terrain_noise2 (tycho.voxel.noise) */
 #define TY_VOXEL_PALETTE "VoxelPalette"
 #define TY_MESH_TYPE "Mesh" /* lua_render.c's metatable: a uint32_t mesh id */
 #define TY_TEXTURE_TYPE "Texture"
@@ -45,6 +46,23 @@ static uint8_t check_type(lua_State *L, int idx) {
   return (uint8_t)t;
 }
 
+uint8_t *ty_push_voxel_grid(lua_State *L, uint32_t sx, uint32_t sy, uint32_t sz) {
+  TY_ASSERT(sx >= 1 && sx <= TY_VOXEL_MAX_SIDE && sy >= 1 && sy <= TY_VOXEL_MAX_SIDE && sz >= 1 &&
+            sz <= TY_VOXEL_MAX_SIDE);
+  size_t cells = (size_t)sx * sy * sz;
+  lgrid *g = lua_newuserdatauv(L, sizeof *g + cells, 0);
+  g->size[0] = sx, g->size[1] = sy, g->size[2] = sz;
+  memset(g->cells, 0, cells);
+  luaL_setmetatable(L, TY_VOXEL_GRID);
+  return g->cells;
+}
+
+uint8_t *ty_check_voxel_grid(lua_State *L, int idx, uint32_t size[3]) {
+  lgrid *g = check_grid(L, idx);
+  memcpy(size, g->size, sizeof g->size);
+  return g->cells;
+}
+
 /* tycho.voxel.grid(sx, sy, sz) -> VoxelGrid, every cell 0 */
 static int voxel_grid(lua_State *L) {
   uint32_t s[3];
@@ -53,12 +71,8 @@ static int voxel_grid(lua_State *L) {
     luaL_argcheck(L, n >= 1 && n <= TY_VOXEL_MAX_SIDE, i + 1, "size must be in 1..1024");
     s[i] = (uint32_t)n;
   }
-  size_t cells = (size_t)s[0] * s[1] * s[2];
-  luaL_argcheck(L, cells <= (64u << 20), 1, "at most 64 Mi cells");
-  lgrid *g = lua_newuserdatauv(L, sizeof *g + cells, 0);
-  memcpy(g->size, s, sizeof s);
-  memset(g->cells, 0, cells);
-  luaL_setmetatable(L, TY_VOXEL_GRID);
+  luaL_argcheck(L, (size_t)s[0] * s[1] * s[2] <= (64u << 20), 1, "at most 64 Mi cells");
+  ty_push_voxel_grid(L, s[0], s[1], s[2]);
   return 1;
 }
 
@@ -327,11 +341,11 @@ static int voxel_mesh(lua_State *L) {
   return 2;
 }
 
-/* tycho.voxel.noise(x, y [, seed]) -> number in about -1..1 */
+/* tycho.voxel.noise(x, y [, seed]) -> number in about -1..1 (tycho.terrain.noise) */
 static int voxel_noise(lua_State *L) {
   float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
   uint32_t seed = (uint32_t)(luaL_optinteger(L, 3, 0) & 0xffffffff);
-  lua_pushnumber(L, ty_voxel_noise2(seed, x, y));
+  lua_pushnumber(L, ty_terrain_noise2(seed, x, y));
   return 1;
 }
 

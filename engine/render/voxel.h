@@ -8,8 +8,7 @@
  * and still leave no faces between them. TY_VOXEL_ALL_FACES makes every face of every
  * block: the naive baseline the benchmark compares with.
  *
- * ty_voxel_noise2 is deterministic 2D gradient noise for terrain from a seed.
- * Needs no GL. */
+ * Needs no GL. Terrain from a seed (its noise, heights and chunks) is engine/terrain/. */
 #ifndef TY_RENDER_VOXEL_H
 #define TY_RENDER_VOXEL_H
 
@@ -53,8 +52,5 @@ static inline uint32_t ty_voxel_index(const uint32_t s[3], int x, int y, int z) 
  * units from the grid's corner (cell (x, y, z) spans x..x+1, ...). Returns the number of
  * faces made; false-free: an empty grid gives an empty mesh. */
 uint32_t ty_voxel_mesh(const ty_voxel_desc *d, ty_mesh_data *out);
-
-/* Gradient noise at (x, y) for seed, in about -1..1; smooth, 0 at integer points. */
-float ty_voxel_noise2(uint32_t seed, float x, float y);
 
 #endif

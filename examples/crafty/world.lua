@@ -1,15 +1,14 @@
--- examples/crafty/world.lua: the voxel world: terrain generated per chunk column from a
--- seed (deterministic: the same seed gives the same blocks on every machine), block
--- reads and writes across chunks, the edit log (what a save stores and a load replays on
--- top of the regenerated terrain), and the DDA ray cast that picks the block under the
--- crosshair. No rendering here: chunks.lua meshes what this holds.
-local blocks = require("blocks")
-
+-- examples/crafty/world.lua: the voxel world: terrain per chunk column from the seed
+-- (tycho.terrain, engine/terrain/: deterministic, the same blocks on every machine and on the
+-- crafty server, which checks edits against them), block reads and writes across chunks, the
+-- edit log (what a save stores and a load replays on top of the regenerated terrain), and the
+-- DDA ray cast that picks the block under the crosshair. No rendering here: chunks.lua meshes
+-- what this holds.
 local World = {}
 World.__index = World
 
-World.CX, World.CY, World.CZ = 16, 128, 16 -- a chunk column: 16 x 16 wide, 128 high
-World.SEA = 40
+World.CX, World.CY, World.CZ = tycho.terrain.CX, tycho.terrain.CY, tycho.terrain.CZ -- a chunk column: 16 x 128 x 16
+World.SEA = tycho.terrain.SEA
 
 local CX, CY, CZ = World.CX, World.CY, World.CZ
 local floor = math.floor
@@ -18,27 +17,18 @@ local floor = math.floor
 ---@param seed number|string
 ---@return integer
 function World.seedNumber(seed)
-  if math.type(seed) == "integer" then return seed & 0xffffffff end
-  local h = 2166136261
-  for i = 1, #tostring(seed) do
-    h = ((h ~ tostring(seed):byte(i)) * 16777619) & 0xffffffff
-  end
-  return h
-end
-
-local function hash(seed, x, z)
-  local h = (seed ~ (x * 374761393) ~ (z * 668265263)) & 0xffffffff
-  h = ((h ~ (h >> 13)) * 1274126177) & 0xffffffff
-  return (h ~ (h >> 16)) & 0xffffffff
+  return tycho.terrain.seed(seed)
 end
 
 ---Creates a world for seed; nothing is generated until a chunk is asked for.
 ---@param seed number|string
 ---@return table
 function World.new(seed)
+  local terrain = tycho.terrain.new(seed)
   return setmetatable({
     seed = seed,
-    seedInt = World.seedNumber(seed),
+    seedInt = terrain.seed,
+    terrain = terrain,
     chunks = {},     -- "cx,cz" -> grid
     edits = {},      -- the log, in order: {x, y, z, type}; a later edit of a block replaces the earlier
     editIndex = {},  -- block key -> index in edits
@@ -54,50 +44,12 @@ World.chunkKey = ckey
 
 ---The terrain height (the y of the top block) at column (x, z).
 function World:height(x, z)
-  local s, noise = self.seedInt, tycho.voxel.noise
-  local h = 44 + 14 * noise(x / 96, z / 96, s) + 6 * noise(x / 32, z / 32, s + 1) + 2 * noise(x / 11, z / 11, s + 2)
-  local mountains = noise(x / 160, z / 160, s + 3)
-  if mountains > 0.2 then h = h + (mountains - 0.2) * 60 end
-  return floor(h)
+  return self.terrain:height(x, z)
 end
 
--- Fills a fresh grid with the terrain of column (cx, cz).
+-- A fresh grid with the terrain of column (cx, cz), edits not applied.
 function World:generate(cx, cz)
-  local g = tycho.voxel.grid(CX, CY, CZ)
-  local x0, z0, s = cx * CX, cz * CZ, self.seedInt
-  for lx = 0, CX - 1 do
-    for lz = 0, CZ - 1 do
-      local x, z = x0 + lx, z0 + lz
-      local h = self:height(x, z)
-      if h > CY - 8 then h = CY - 8 end
-      g:fill(lx, 0, lz, lx, h - 4, lz, blocks.STONE)
-      if h <= World.SEA + 1 then
-        g:fill(lx, h - 3, lz, lx, h, lz, blocks.SAND)
-      elseif h > 68 then
-        g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.STONE)
-        g:set(lx, h, lz, blocks.SNOW)
-      else
-        g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.DIRT)
-        g:set(lx, h, lz, blocks.GRASS)
-      end
-    end
-  end
-  -- Trees wholly inside the column, so a chunk never depends on its neighbours' terrain.
-  for lx = 2, CX - 3 do
-    for lz = 2, CZ - 3 do
-      local x, z = x0 + lx, z0 + lz
-      if hash(s, x, z) % 97 == 0 then
-        local h = g:top(lx, lz)
-        if g:get(lx, h, lz) == blocks.GRASS then
-          local trunk = 4 + hash(s + 7, x, z) % 2
-          g:fill(lx - 2, h + trunk - 1, lz - 2, lx + 2, h + trunk, lz + 2, blocks.LEAVES)
-          g:fill(lx - 1, h + trunk + 1, lz - 1, lx + 1, h + trunk + 1, lz + 1, blocks.LEAVES)
-          g:fill(lx, h + 1, lz, lx, h + trunk, lz, blocks.LOG)
-        end
-      end
-    end
-  end
-  return g
+  return self.terrain:chunk(cx, cz)
 end
 
 ---The grid of column (cx, cz), generated with its edits applied on first use.

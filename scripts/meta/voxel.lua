@@ -71,7 +71,7 @@ function tycho.voxel.palette(opts) end
 ---@return integer faces
 function tycho.voxel.mesh(grid, opts) end
 
----Seeded 2D gradient noise, about -1..1.
+---Seeded 2D gradient noise, about -1..1: tycho.terrain.noise under its first name.
 ---@param x number
 ---@param y number
 ---@param seed? integer

@@ -1,11 +1,13 @@
 -- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
 -- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
 -- create_world, join_world), one Room per world loaded lazily from host.storage on its first
--- join, validated transforms (coalesced, 15 Hz), block edits (applied and broadcast at once),
--- chat and inventories. Worlds and per-player records (keyed by playerKey) are saved every
--- 5 s when dirty, when a world's last player leaves, and in onStop; one save that fails is
--- logged and never stops the others. All state lives in the module table M, so a hot reload
--- (scripts/docs/reload.md) keeps rooms, members and the lobby, and runs the new code at once.
+-- join, validated transforms (coalesced, 15 Hz), block edits (checked against the world the
+-- players see: the seed's terrain from tycho.terrain, the generator the client draws, plus
+-- the edit log; applied and broadcast at once), chat and inventories. Worlds and per-player
+-- records (keyed by playerKey) are saved every 5 s when dirty, when a world's last player
+-- leaves, and in onStop; one save that fails is logged and never stops the others. All state
+-- lives in the module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members
+-- and the lobby, and runs the new code at once.
 local Room = require("tycho.server.room")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
@@ -14,8 +16,7 @@ local PROTOCOL_VERSION = 1
 local SAVE_INTERVAL = 5          -- seconds between saves of dirty worlds and players
 local TRANSFORM_INTERVAL = 1 / 15 -- player_transform fan-out
 local REACH = 8                  -- blocks from the player's last position to an edited block's centre
-local GROUND_LEVEL = 64          -- the server does not generate terrain: cells at or below count as solid
-local MIN_Y, MAX_Y = 0, 255      -- world height
+local MIN_Y, MAX_Y = 0, 255      -- where edits may go (terrain fills 0..tycho.terrain.CY - 1; above is air)
 local MAX_XZ = 1 << 24           -- horizontal bound (|x|, |z|)
 local MAX_BLOCK_TYPE = 255
 local EDIT_RATE, EDIT_BURST = 20, 20 -- block edits per second per player (token bucket)
@@ -29,7 +30,8 @@ local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (
 local MAX_WORLDS = 256           -- worlds per server
 local MAX_SPEED = 30             -- blocks per second a player may move
 local MOVE_SLACK = 4             -- blocks allowed on top of MAX_SPEED * elapsed (jitter, bursts)
-local SPAWN_RADIUS = 128         -- the first transform after a join may settle this far (terrain)
+local SPAWN_RADIUS = 128         -- the first transform after a join may settle this far (the client
+                                 -- drops its player onto the terrain from the world's spawn)
 local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values each: under the 10,000-value decode limit)
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 
@@ -125,26 +127,51 @@ local function inWorld(x, y, z)
   return x > -MAX_XZ and x < MAX_XZ and z > -MAX_XZ and z < MAX_XZ and y >= MIN_Y and y <= MAX_Y
 end
 
+-- A room for a loaded world: its members and players, the edit log indexed by cell, and its
+-- terrain (the seed's natural blocks, generated per chunk and cached). nil, message when the
+-- world's seed cannot make terrain (a record imported with a seed no client could use).
+local function newRoom(world)
+  local ok, terrain = pcall(tycho.terrain.new, world.seed)
+  if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
+  array(world.edits)
+  local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, blocks = {},
+    dirty = false }
+  for i, e in ipairs(world.edits) do
+    if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
+  end
+  return room
+end
+M.newRoom = newRoom
+
+-- nil, code, message when the world cannot be loaded.
 local function loadRoom(worldId)
   local room = M.rooms[worldId]
   if room then return room end
   local world, err = M.storage:load(worldId)
-  if not world then return nil, err end
-  array(world.edits)
-  room = { world = world, members = Room.new(), players = {}, keys = {}, blocks = {}, dirty = false }
-  for i, e in ipairs(world.edits) do
-    if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
+  if not world then
+    if err then return nil, "storage_failed", tostring(err) end
+    return nil, "no_such_world", "no world with id " .. worldId
   end
+  room, err = newRoom(world)
+  if not room then return nil, "bad_world", err end
   M.rooms[worldId] = room
   return room
 end
 
--- The type at a cell as far as the server knows: the edit log, else solid at or below ground.
-local function isSolid(room, x, y, z)
-  if not inWorld(x, y, z) then return false end -- outside the world (and its keys): air
+-- The block at a cell of the world the players see: the latest edit there, else the seed's
+-- terrain (the generator the client draws, engine/terrain/). Air outside the world.
+local function blockAt(room, x, y, z)
+  if not inWorld(x, y, z) then return 0 end -- outside the world (and its keys): air
   local i = room.blocks[blockKey(x, y, z)]
-  if i then return room.world.edits[i].type ~= 0 end
-  return y <= GROUND_LEVEL and y >= MIN_Y
+  if i then return room.world.edits[i].type end
+  -- A room made by code before a hot reload has no terrain yet.
+  room.terrain = room.terrain or tycho.terrain.new(room.world.seed)
+  return room.terrain:block(x, y, z)
+end
+M.blockAt = blockAt
+
+local function isSolid(room, x, y, z)
+  return blockAt(room, x, y, z) ~= 0
 end
 
 local function applyEdit(room, x, y, z, type)
@@ -220,11 +247,8 @@ end
 function handlers.join_world(client, msg)
   if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
   if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
-  local room, err = loadRoom(msg.worldId)
-  if not room then
-    if err then return refuse(client, "storage_failed", tostring(err)) end
-    return refuse(client, "no_such_world", "no world with id " .. msg.worldId)
-  end
+  local room, code, message = loadRoom(msg.worldId)
+  if not room then return refuse(client, code, message) end
   local online = room.keys[client.key]
   if online and room.players[online] then
     return refuse(client, "already_online", "this playerKey is already playing in this world")
@@ -292,7 +316,7 @@ function handlers.transform(client, msg)
   end
   -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
   -- plus MOVE_SLACK. The first transform after a join may settle within SPAWN_RADIUS (the
-  -- client puts itself on terrain the server does not generate).
+  -- client puts itself on the terrain below or around the spawn).
   local now = tycho.now()
   local dx, dy, dz = msg.x - player.x, msg.y - player.y, msg.z - player.z
   local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS

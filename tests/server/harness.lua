@@ -130,6 +130,26 @@ function H.with(modules, data, fn, ...)
   return log
 end
 
+-- ---- crafty's terrain, as its server and its client generate it (tycho.terrain) ----
+
+local terrains, columns = {}, {} -- seed -> Terrain; seed .. "/" .. cx .. "," .. cz -> VoxelGrid
+
+---The natural block at (x, y, z) of a world of seed (0: air).
+function H.block(seed, x, y, z)
+  terrains[seed] = terrains[seed] or tycho.terrain.new(seed)
+  return terrains[seed]:block(x, y, z)
+end
+
+---The y of the highest natural block of column (x, z) (a tree's leaves included) in a world
+---of seed: a block placed at y + 1 sits on the ground.
+function H.surface(seed, x, z)
+  terrains[seed] = terrains[seed] or tycho.terrain.new(seed)
+  local cx, cz = x // tycho.terrain.CX, z // tycho.terrain.CZ
+  local k = type(seed) .. ":" .. tostring(seed) .. "/" .. cx .. "," .. cz
+  columns[k] = columns[k] or terrains[seed]:chunk(cx, cz)
+  return columns[k]:top(x - cx * tycho.terrain.CX, z - cz * tycho.terrain.CZ)
+end
+
 function H.find(events, pred)
   for _, e in ipairs(events) do if pred(e) then return e end end
 end

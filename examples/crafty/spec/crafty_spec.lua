@@ -42,6 +42,104 @@ describe("crafty world", function()
     assert.equals(0, a:get(3, World.CY - 1, 3))
   end)
 
+  it("generates with tycho.terrain exactly the blocks the Lua generator it replaced made", function()
+    -- world.lua generated terrain in Lua before engine/terrain/ did it in C for both the client
+    -- and the crafty server. Saves hold only edits, replayed onto regenerated terrain: the
+    -- terrain must not have moved. This is that Lua generator, kept as the reference.
+    local function seedNumber(seed)
+      if math.type(seed) == "integer" then return seed & 0xffffffff end
+      local h = 2166136261
+      for i = 1, #tostring(seed) do h = ((h ~ tostring(seed):byte(i)) * 16777619) & 0xffffffff end
+      return h
+    end
+    local function hash(seed, x, z)
+      local h = (seed ~ (x * 374761393) ~ (z * 668265263)) & 0xffffffff
+      h = ((h ~ (h >> 13)) * 1274126177) & 0xffffffff
+      return (h ~ (h >> 16)) & 0xffffffff
+    end
+    local function height(s, x, z)
+      local noise = tycho.voxel.noise
+      local h = 44 + 14 * noise(x / 96, z / 96, s) + 6 * noise(x / 32, z / 32, s + 1) + 2 * noise(x / 11, z / 11, s + 2)
+      local mountains = noise(x / 160, z / 160, s + 3)
+      if mountains > 0.2 then h = h + (mountains - 0.2) * 60 end
+      return math.floor(h)
+    end
+    local function generate(s, cx, cz)
+      local g = tycho.voxel.grid(16, 128, 16)
+      local x0, z0 = cx * 16, cz * 16
+      for lx = 0, 15 do
+        for lz = 0, 15 do
+          local h = height(s, x0 + lx, z0 + lz)
+          if h > 120 then h = 120 end
+          g:fill(lx, 0, lz, lx, h - 4, lz, blocks.STONE)
+          if h <= 41 then
+            g:fill(lx, h - 3, lz, lx, h, lz, blocks.SAND)
+          elseif h > 68 then
+            g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.STONE)
+            g:set(lx, h, lz, blocks.SNOW)
+          else
+            g:fill(lx, h - 3, lz, lx, h - 1, lz, blocks.DIRT)
+            g:set(lx, h, lz, blocks.GRASS)
+          end
+        end
+      end
+      for lx = 2, 13 do
+        for lz = 2, 13 do
+          local x, z = x0 + lx, z0 + lz
+          if hash(s, x, z) % 97 == 0 then
+            local h = g:top(lx, lz)
+            if g:get(lx, h, lz) == blocks.GRASS then
+              local trunk = 4 + hash(s + 7, x, z) % 2
+              g:fill(lx - 2, h + trunk - 1, lz - 2, lx + 2, h + trunk, lz + 2, blocks.LEAVES)
+              g:fill(lx - 1, h + trunk + 1, lz - 1, lx + 1, h + trunk + 1, lz + 1, blocks.LEAVES)
+              g:fill(lx, h + 1, lz, lx, h + trunk, lz, blocks.LOG)
+            end
+          end
+        end
+      end
+      return g
+    end
+    local logs, snow = 0, 0
+    for _, seed in ipairs({ 1234, "meadow", 2.5, 3.0, -7, 0x1ffffffff, 2024 }) do
+      local s = seedNumber(seed)
+      local w = World.new(seed)
+      assert.equals(s, w.seedInt)
+      for cx = -3, 3 do
+        for cz = -3, 3 do
+          local want, got = generate(s, cx, cz), w:generate(cx, cz)
+          assert.is_true(want:bytes() == got:bytes(), ("seed %s, chunk %d,%d"):format(tostring(seed), cx, cz))
+          logs, snow = logs + got:count(blocks.LOG), snow + got:count(blocks.SNOW)
+        end
+      end
+      for i = 1, 50 do
+        local x, z = i * 7919 - 200000, 150000 - i * 104729
+        assert.equals(height(s, x, z), w:height(x, z))
+      end
+    end
+    assert.is_true(logs > 0 and snow > 0, "trees and snowy heights were compared")
+  end)
+
+  it("refuses seeds and coordinates terrain cannot use, with a message that says why", function()
+    for _, bad in ipairs({ {}, true, 0 / 0, math.huge }) do
+      local ok, err = pcall(World.new, bad)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("seed", 1, true), tostring(err))
+    end
+    local t = tycho.terrain.new(1)
+    local ok, err = pcall(t.block, t, 1 << 24, 10, 0)
+    assert.is_false(ok)
+    assert.truthy(err:find("x must be in -16777215..16777215", 1, true), err)
+    ok, err = pcall(t.height, t, 0, -(1 << 24))
+    assert.truthy(err:find("z must be in", 1, true), err)
+    ok, err = pcall(t.chunk, t, 1 << 20, 0)
+    assert.truthy(err:find("cx must be in -1048576..1048575", 1, true), err)
+    ok, err = pcall(t.block, t, 0.5, 10, 0)
+    assert.truthy(err:find("integer", 1, true), err)
+    assert.equals(0, t:block(0, -1, 0))       -- below and above the world: air
+    assert.equals(0, t:block(0, World.CY, 0))
+    assert.equals(blocks.STONE, t:block(0, 0, 0))
+  end)
+
   it("replays an edit log onto a regenerated world to the same blocks", function()
     local a = World.new(7)
     a:chunk(0, 0)
@@ -596,6 +694,36 @@ describe("crafty typing", function()
 end)
 
 describe("crafty multiplayer", function()
+  it("the server's world is the client's: server/modules/crafty.lua sees World's blocks for a seed", function()
+    -- The module in this Lua state (never started: no host, no storage), asked cell by cell.
+    local Server = dofile(tycho.home .. "/server/modules/crafty.lua")
+    for _, seed in ipairs({ 1234, "meadow", 2.5 }) do
+      local record = tycho.storage.createSavedWorld("Same", seed)
+      record.edits = { { x = 3, y = 50, z = 3, type = 0 }, { x = -7, y = 60, z = 12, type = blocks.BRICK },
+        { x = 20, y = 44, z = -1, type = blocks.GLASS } }
+      local room = assert(Server.newRoom(record))
+      local client = World.new(seed)
+      client:applyEdits(record.edits)
+      local logs, differ = 0, 0
+      for x = -16, 31 do
+        for z = -16, 15 do
+          for y = -1, World.CY + 1 do
+            local b = client:get(x, y, z)
+            if b ~= Server.blockAt(room, x, y, z) then differ = differ + 1 end
+            if b == blocks.LOG then logs = logs + 1 end
+          end
+        end
+      end
+      assert.equals(0, differ, "seed " .. tostring(seed))
+      assert.is_true(logs > 0, "no tree in the compared area of seed " .. tostring(seed))
+      assert.equals(blocks.BRICK, Server.blockAt(room, -7, 60, 12))
+    end
+    -- A seed no client can use is refused with a message, not a broken room.
+    local room, err = Server.newRoom({ id = "w", seed = 0 / 0, edits = {} })
+    assert.is_nil(room)
+    assert.truthy(err:find("seed", 1, true), err)
+  end)
+
   it("joins a world on a real `tycho serve` and sees another client's edit at once", function()
     local H = dofile(tycho.home .. "/tests/server/harness.lua")
     local Net = require("net")
@@ -631,17 +759,20 @@ describe("crafty multiplayer", function()
       local errors = {}
       b:start({ applyEdit = function() end, onError = function(code) errors[#errors + 1] = code end })
       assert.equals(1, #seen.bWelcome.players) -- ada is there
-      -- Bob walks next to the server's ground level and breaks a block there.
+      -- Bob stands on the ground and breaks the natural block under his feet: the server
+      -- generates the same terrain, so it knows the block is there.
+      local ground = worldA:chunk(0, 0):top(10, 10)
+      assert.are_not.equal(0, worldA:get(10, ground, 10))
       b.sendAt = -1
-      b:sendPose({ x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 })
+      b:sendPose({ x = 10.5, y = ground + 1, z = 10.5, yaw = 0, pitch = 0 })
       pump(function()
         local p = next(a.players) and a.players[next(a.players)]
         return p and p.samples[#p.samples].x == 10.5
       end)
-      b:sendEdit("break", 10, 64, 10, 0)
+      b:sendEdit("break", 10, ground, 10, 0)
       pump(function() return a.edits >= 1 or #errors > 0 end)
       assert.same({}, errors)
-      assert.equals(0, worldA:get(10, 64, 10))
+      assert.equals(0, worldA:get(10, ground, 10))
       assert.equals(1, #worldA.edits)
       -- Ada sees Bob as a player she can draw, interpolated from his poses.
       local x = Net.interpolate(a.players[next(a.players)], tycho.now() + 1)

@@ -110,13 +110,15 @@ async function join() {
 }
 
 function start() {
-  // The editor of each room stands at (0.5, 66, 0.5) and toggles the block at (0, 65, 0):
-  // within reach, on the ground, so every edit passes crafty's validation.
+  // The editor of each room stands at (0.5, 45, 0.5) and toggles the block at (0, 44, 0):
+  // breaks it, puts it back. That cell is natural grass for every seed (engine/terrain's noise
+  // is 0 at integer points, so the origin's ground is y = 44, and trees never stand on a
+  // chunk's edge), so every edit passes crafty's validation against the terrain.
   const editors = new Set();
   for (const c of clients) if (!editors.has(c.room)) { editors.add(c.room); c.editor = true; }
   for (const c of clients) {
     let n = 0;
-    const base = c.editor ? { x: 0.5, y: 66, z: 0.5 } : { x: 64 + Math.random() * 8, y: 80, z: 64 + Math.random() * 8 };
+    const base = c.editor ? { x: 0.5, y: 45, z: 0.5 } : { x: 64 + Math.random() * 8, y: 80, z: 64 + Math.random() * 8 };
     const tick = () => {
       n++;
       c.send({ t: 'transform', x: base.x + (c.editor ? 0 : Math.sin(n / 10)), y: base.y, z: base.z, yaw: n % 6, pitch: 0 });
@@ -124,12 +126,12 @@ function start() {
     };
     timers.push(setTimeout(() => { tick(); timers.push(setInterval(tick, 1000 / cfg.hz)); }, Math.random() * (1000 / cfg.hz)));
     if (c.editor) {
-      let placed = false;
+      let placed = true; // the natural grass block is there
       const edit = () => {
         const type = placed ? 0 : 1;
         placed = !placed;
         editSentAt.set(`${c.room}:${type}`, now());
-        c.send({ t: 'block_edit', action: type ? 'place' : 'break', x: 0, y: 65, z: 0, type: type || undefined });
+        c.send({ t: 'block_edit', action: type ? 'place' : 'break', x: 0, y: 44, z: 0, type: type || undefined });
         if (stats.measuring) { stats.sent++; stats.edits++; }
       };
       timers.push(setTimeout(() => timers.push(setInterval(edit, 1000 / EDIT_HZ)), 200 + Math.random() * 500));

@@ -44,6 +44,7 @@ end
 describe("crafty guards", function()
   it("refuses coordinates at the integer and float limits; the world still saves and loads", function()
     local data, id = seeded()
+    local ground = H.surface(5, 60, 61)
     H.with(MODULES, data, function(s)
       local steps = joinSteps("a", id)
       local bad = { math.mininteger, math.maxinteger, 1e308, -1e308, "1", (1 << 24) }
@@ -54,9 +55,9 @@ describe("crafty guards", function()
       end
       append(steps, {
         { send = "a", text = '{"t":"transform","x":1e999,"y":66,"z":0.5,"yaw":0,"pitch":0}' }, recv("a", "error"),
-        send("a", { t = "transform", x = 60.5, y = 66, z = 60.5, yaw = 0, pitch = 0 }),
+        send("a", { t = "transform", x = 60.5, y = ground + 2, z = 60.5, yaw = 0, pitch = 0 }),
         { send = "a", text = '{"t":"block_edit","action":"place","x":60,"y":65,"z":-0.0,"type":1}' }, recv("a"),
-        send("a", { t = "block_edit", action = "place", x = 60, y = 65, z = 61, type = 2 }), recv("a", "block_edit"),
+        send("a", { t = "block_edit", action = "place", x = 60, y = ground + 1, z = 61, type = 2 }), recv("a", "block_edit"),
       })
       local ev = H.client(s.port, steps)
       local codes = errorsOf(ev, "a")
@@ -71,7 +72,7 @@ describe("crafty guards", function()
       local ev = H.client(s.port, joinSteps("b", id))
       local edits = H.messages(ev, "b", "welcome")[1].world.edits
       assert.equals(1, #edits)
-      assert.same({ x = 60, y = 65, z = 61, type = 2 }, edits[1])
+      assert.same({ x = 60, y = ground + 1, z = 61, type = 2 }, edits[1])
     end)
     assert.is_nil(log:find("crafty_save_failed", 1, true), log)
     H.removeTree(data)
@@ -97,12 +98,13 @@ describe("crafty guards", function()
 
   it("refuses a teleport (too_fast_move), keeps the old position, and measures reach from it", function()
     local data, id = seeded()
+    local ground = H.surface(5, 10, 10)
     H.with(MODULES, data, function(s)
       local ev = H.client(s.port, append(joinSteps("a", id), {
-        send("a", { t = "transform", x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 }), -- settling near spawn
-        send("a", { t = "transform", x = 5000.5, y = 66, z = 10.5, yaw = 0, pitch = 0 }), recv("a", "error"),
-        send("a", { t = "block_edit", action = "place", x = 5000, y = 65, z = 10, type = 1 }), recv("a", "error"),
-        send("a", { t = "block_edit", action = "place", x = 10, y = 65, z = 10, type = 1 }), recv("a", "block_edit"),
+        send("a", { t = "transform", x = 10.5, y = ground + 2, z = 10.5, yaw = 0, pitch = 0 }), -- settling near spawn
+        send("a", { t = "transform", x = 5000.5, y = ground + 2, z = 10.5, yaw = 0, pitch = 0 }), recv("a", "error"),
+        send("a", { t = "block_edit", action = "place", x = 5000, y = ground + 1, z = 10, type = 1 }), recv("a", "error"),
+        send("a", { t = "block_edit", action = "place", x = 10, y = ground + 1, z = 10, type = 1 }), recv("a", "block_edit"),
       }))
       assert.same({ "too_fast_move", "out_of_reach" }, errorsOf(ev, "a"))
     end)
@@ -177,12 +179,13 @@ describe("crafty guards", function()
     local dir = H.tempDir()
     os.execute(("cp %s/*.lua %s"):format(H.shq(MODULES), H.shq(dir)))
     local data, id = seeded()
+    local ground = H.surface(5, 60, 61)
     H.with(dir, data, function(s)
       -- a stays connected in the world through the reload and edits after it
       local aSteps = append(joinSteps("a", id), {
-        send("a", { t = "transform", x = 60.5, y = 66, z = 60.5, yaw = 0, pitch = 0 }),
+        send("a", { t = "transform", x = 60.5, y = ground + 2, z = 60.5, yaw = 0, pitch = 0 }),
         { drain = "a", ms = 1500 },
-        send("a", { t = "block_edit", action = "place", x = 60, y = 65, z = 61, type = 3 }), recv("a", "block_edit"),
+        send("a", { t = "block_edit", action = "place", x = 60, y = ground + 1, z = 61, type = 3 }), recv("a", "block_edit"),
         { drain = "a", ms = 500 },
       })
       local out = os.tmpname()

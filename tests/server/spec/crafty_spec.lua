@@ -89,21 +89,22 @@ describe("crafty", function()
           send("a", { t = "create_world", name = "Shared", seed = "abc" }), recv("a", "world_list"),
         })
         local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        local ground = H.surface("abc", 10, 11) -- a places on the ground at (10, 11)
         local steps = {
           { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
           hello("a"), recv("a"), hello("b"), recv("b"),
           send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
           send("b", { t = "join_world", worldId = id }), recv("b", "welcome"),
           recv("a", "player_join"),
-          send("a", { t = "transform", x = 10.5, y = 66, z = 10.5, yaw = 0, pitch = 0 }),
-          send("a", { t = "block_edit", action = "place", x = 10, y = 65, z = 11, type = 3 }),
+          send("a", { t = "transform", x = 10.5, y = ground + 2, z = 10.5, yaw = 0, pitch = 0 }),
+          send("a", { t = "block_edit", action = "place", x = 10, y = ground + 1, z = 11, type = 3 }),
           recv("a", "block_edit"), recv("b", "block_edit"),
           send("b", { t = "chat", message = "hi a" }), recv("a", "chat"),
           { drain = "b", ms = 200 },
         }
         for i = 1, 60 do
           -- 0.25 blocks every >= 10 ms: under the 30 blocks/s the server allows
-          steps[#steps + 1] = send("a", { t = "transform", x = 10 + i * 0.25, y = 70, z = 10.5, yaw = 0.5, pitch = -0.25 })
+          steps[#steps + 1] = send("a", { t = "transform", x = 10 + i * 0.25, y = ground + 6, z = 10.5, yaw = 0.5, pitch = -0.25 })
           steps[#steps + 1] = { sleep = 10 }
         end
         steps[#steps + 1] = { drain = "b", ms = 300 }
@@ -121,7 +122,7 @@ describe("crafty", function()
         assert.equals(bId, join.playerId)
         assert.equals("b", join.name)
 
-        local edit = { t = "block_edit", x = 10, y = 65, z = 11, type = 3, author = aId }
+        local edit = { t = "block_edit", x = 10, y = ground + 1, z = 11, type = 3, author = aId }
         assert.same(edit, H.messages(ev, "a", "block_edit")[1])
         assert.same(edit, H.messages(ev, "b", "block_edit")[1])
         assert.same({ t = "chat", from = "b", playerId = bId, message = "hi a" }, H.messages(ev, "a", "chat")[1])
@@ -130,14 +131,77 @@ describe("crafty", function()
         local moves = {}
         for _, m in ipairs(H.messages(ev, "b", "player_transform")) do
           assert.equals(aId, m.playerId)
-          if m.y == 70 then moves[#moves + 1] = m end
+          if m.y == ground + 6 then moves[#moves + 1] = m end
         end
         assert.is_true(#moves >= 4 and #moves <= 20, "got " .. #moves .. " player_transform messages")
-        assert.same({ t = "player_transform", playerId = aId, x = 25, y = 70, z = 10.5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
+        assert.same({ t = "player_transform", playerId = aId, x = 25, y = ground + 6, z = 10.5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
         for i = 2, #moves do assert.is_true(moves[i].x > moves[i - 1].x, "transforms out of order") end
         -- a never gets its own transforms back
         assert.equals(0, #H.messages(ev, "a", "player_transform"))
         assert.same({ t = "player_leave", playerId = bId }, H.messages(ev, "a", "player_leave")[1])
+      end)
+    end)
+  end)
+
+  it("checks edits against the seed's terrain: natural blocks break, natural ground takes blocks, both players see it", function()
+    -- The server generates the terrain its clients draw (tycho.terrain, from the world's seed):
+    -- a grass block above y = 64 can be broken, untouched ground below 64 can be built on, a
+    -- natural block is occupied and the air above the ground has nothing to break.
+    local seed = "abc"
+    local high, low -- near the spawn (64, 80, 64): ground above 64, and grass or sand below 60
+    for x = 40, 88 do
+      for z = 40, 88 do
+        local y = H.surface(seed, x, z)
+        local natural = H.block(seed, x, y, z)
+        if not high and y >= 66 and natural == 1 then high = { x = x, y = y, z = z } end
+        if not low and y <= 60 and (natural == 1 or natural == 4) then low = { x = x, y = y, z = z } end
+      end
+    end
+    assert(high and low, "seed abc has no high and low ground near the spawn")
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "create_world", name = "Hills", seed = seed }), recv("a", "world_list"),
+        })
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          hello("a"), recv("a"), hello("b"), recv("b"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"),
+          -- each stands on the ground it works on
+          send("a", { t = "transform", x = high.x + 0.5, y = high.y + 1, z = high.z + 0.5, yaw = 0, pitch = 0 }),
+          send("b", { t = "transform", x = low.x + 0.5, y = low.y + 2, z = low.z + 0.5, yaw = 0, pitch = 0 }),
+          send("a", { t = "block_edit", action = "break", x = high.x, y = high.y, z = high.z }),
+          recv("a", "block_edit"), recv("b", "block_edit"),
+          send("b", { t = "block_edit", action = "place", x = low.x, y = low.y + 1, z = low.z, type = 7 }),
+          recv("a", "block_edit"), recv("b", "block_edit"),
+          send("b", { t = "block_edit", action = "place", x = low.x, y = low.y, z = low.z, type = 7 }), recv("b", "error"),
+          send("b", { t = "block_edit", action = "break", x = low.x, y = low.y + 2, z = low.z }), recv("b", "error"),
+          -- the hole a dug has natural ground under it: a block goes back in
+          send("a", { t = "block_edit", action = "place", x = high.x, y = high.y, z = high.z, type = 3 }),
+          recv("a", "block_edit"), recv("b", "block_edit"),
+        })
+        local aId = H.messages(ev, "a", "welcome")[1].playerId
+        local bId = H.messages(ev, "b", "welcome")[1].playerId
+        local want = {
+          { t = "block_edit", x = high.x, y = high.y, z = high.z, type = 0, author = aId },
+          { t = "block_edit", x = low.x, y = low.y + 1, z = low.z, type = 7, author = bId },
+          { t = "block_edit", x = high.x, y = high.y, z = high.z, type = 3, author = aId },
+        }
+        assert.same(want, H.messages(ev, "a", "block_edit"))
+        assert.same(want, H.messages(ev, "b", "block_edit"))
+        assert.same({ "occupied", "nothing_there" }, errorsOf(ev, "b"))
+        assert.same({}, errorsOf(ev, "a"))
+
+        -- A third player joins the world both of them see: the seed plus these two edits.
+        ev = H.client(s.port, {
+          { open = "c", path = "/crafty" }, hello("c"), recv("c"),
+          send("c", { t = "join_world", worldId = id }), recv("c", "welcome"),
+        })
+        assert.same({ { x = high.x, y = high.y, z = high.z, type = 3 }, { x = low.x, y = low.y + 1, z = low.z, type = 7 } },
+          H.messages(ev, "c", "welcome")[1].world.edits)
       end)
     end)
   end)
@@ -170,26 +234,33 @@ describe("crafty", function()
         id = lists[#lists].worlds[1].id
         assert.equals(1, #lists[#lists].worlds)
 
+        -- Seed 7's ground at the origin, and a cell two above the highest ground around it: air
+        -- with air on every side.
+        local ground = H.surface(7, 0, 0)
+        local floating = math.max(ground, H.surface(7, 1, 0), H.surface(7, -1, 0), H.surface(7, 0, 1),
+          H.surface(7, 0, -1)) + 2
         local steps = {
           { open = "a", path = "/crafty" }, hello("a"), recv("a"),
           send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
-          send("a", { t = "transform", x = 0.5, y = 66, z = 0.5, yaw = 0, pitch = 0 }),
-          send("a", { t = "transform", x = "far", y = 66, z = 0.5, yaw = 0, pitch = 0 }), recv("a"),
-          send("a", { t = "block_edit", action = "place", x = 1.5, y = 65, z = 0, type = 1 }), recv("a"),
-          send("a", { t = "block_edit", action = "place", x = 0, y = 65, z = 0, type = "stone" }), recv("a"),
-          send("a", { t = "block_edit", action = "melt", x = 0, y = 65, z = 0 }), recv("a"),
+          send("a", { t = "transform", x = 0.5, y = ground + 2, z = 0.5, yaw = 0, pitch = 0 }),
+          send("a", { t = "transform", x = "far", y = ground + 2, z = 0.5, yaw = 0, pitch = 0 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 1.5, y = ground + 1, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = ground + 1, z = 0, type = "stone" }), recv("a"),
+          send("a", { t = "block_edit", action = "melt", x = 0, y = ground + 1, z = 0 }), recv("a"),
           send("a", { t = "block_edit", action = "place", x = 0, y = 300, z = 0, type = 1 }), recv("a"),
-          send("a", { t = "block_edit", action = "place", x = 20, y = 65, z = 0, type = 1 }), recv("a"),
-          send("a", { t = "block_edit", action = "place", x = 0, y = 68, z = 0, type = 1 }), recv("a"),
-          send("a", { t = "block_edit", action = "place", x = 0, y = 64, z = 0, type = 1 }), recv("a"),
-          send("a", { t = "block_edit", action = "break", x = 0, y = 66, z = 0 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 20, y = ground + 1, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = floating, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "place", x = 0, y = ground, z = 0, type = 1 }), recv("a"),
+          send("a", { t = "block_edit", action = "break", x = 0, y = ground + 1, z = 0 }), recv("a"),
           send("a", { t = "chat", message = string.rep("x", 257) }), recv("a"),
           send("a", { t = "chat", message = 5 }), recv("a"),
         }
-        -- 30 valid edits at once: the first 20 pass, then the bucket is empty.
+        -- 30 valid edits at once, each on the ground of its column: the first 20 pass, then the
+        -- bucket is empty.
         for i = 0, 29 do
-          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = (i % 6) - 3, y = 65,
-            z = (i // 6) - 2, type = 2 })
+          local x, z = (i % 6) - 3, (i // 6) - 2
+          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = x, y = H.surface(7, x, z) + 1,
+            z = z, type = 2 })
         end
         steps[#steps + 1] = { drain = "a", ms = 400 }
         steps[#steps + 1] = { send = "a", textBytes = 65 * 1024 } -- over the frame limit
@@ -212,7 +283,7 @@ describe("crafty", function()
         local world = H.messages(ev, "c", "welcome")[1].world
         assert.equals(20, #world.edits)
         for _, e in ipairs(world.edits) do
-          assert.equals(65, e.y)
+          assert.equals(H.surface(7, e.x, e.z) + 1, e.y)
           assert.equals(2, e.type)
         end
       end)
@@ -224,6 +295,7 @@ describe("crafty", function()
   it("keeps the world and each player's position and inventory over a graceful restart", function()
     withCrafty(function(data)
       local id
+      local ground = H.surface(99, 3, -3)
       H.with(MODULES, data, function(s)
         local ev = H.client(s.port, {
           { open = "a", path = "/crafty" }, hello("a", "steady-key"), recv("a"),
@@ -238,8 +310,8 @@ describe("crafty", function()
         ev = H.client(s.port, {
           { open = "a", path = "/crafty" }, hello("a", "steady-key"), recv("a"),
           send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
-          send("a", { t = "transform", x = 3.25, y = 66, z = -2.5, yaw = 1.5, pitch = -0.2 }),
-          send("a", { t = "block_edit", action = "place", x = 3, y = 65, z = -3, type = 5 }), recv("a", "block_edit"),
+          send("a", { t = "transform", x = 3.25, y = ground + 2, z = -2.5, yaw = 1.5, pitch = -0.2 }),
+          send("a", { t = "block_edit", action = "place", x = 3, y = ground + 1, z = -3, type = 5 }), recv("a", "block_edit"),
           send("a", { t = "inventory", stacks = { { blockType = 5, count = 99 }, { blockType = 2, count = 3 } },
             hotbar = { 5, 2, 0, 0, 0, 0, 0, 0, 0 } }),
           { sleep = 100 },
@@ -252,9 +324,9 @@ describe("crafty", function()
           send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
         })
         local welcome = H.messages(ev, "a", "welcome")[1]
-        assert.same({ { x = 3, y = 65, z = -3, type = 5 } }, welcome.world.edits)
+        assert.same({ { x = 3, y = ground + 1, z = -3, type = 5 } }, welcome.world.edits)
         local you = welcome.you
-        assert.same({ 3.25, 66, -2.5, 1.5, -0.2 }, { you.x, you.y, you.z, you.yaw, you.pitch })
+        assert.same({ 3.25, ground + 2, -2.5, 1.5, -0.2 }, { you.x, you.y, you.z, you.yaw, you.pitch })
         assert.same({ stacks = { { blockType = 5, count = 64 }, { blockType = 2, count = 3 } },
           hotbar = { 5, 2, 0, 0, 0, 0, 0, 0, 0 } }, you.inventory) -- 99 capped to a stack of 64
       end)
@@ -273,20 +345,22 @@ describe("crafty", function()
         -- Session 1: 10 edits, then leave: the last leave saves them.
         local steps = { { open = "a", path = "/crafty" }, hello("a"), recv("a"),
           send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
-          send("a", { t = "transform", x = 0.5, y = 66, z = 0.5, yaw = 0, pitch = 0 }) }
+          send("a", { t = "transform", x = 0.5, y = H.surface(1, 0, 0) + 2, z = 0.5, yaw = 0, pitch = 0 }) }
         for i = 0, 9 do
-          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = i - 5, y = 65, z = 0, type = 1 })
+          steps[#steps + 1] = send("a", { t = "block_edit", action = "place", x = i - 5, y = H.surface(1, i - 5, 0) + 1,
+            z = 0, type = 1 })
           steps[#steps + 1] = recv("a", "block_edit")
         end
         H.client(server.port, steps)
         -- Session 2: edits keep coming (and saving: each leave of a player saves) when the kill lands.
         local churn = { { open = "b", path = "/crafty" }, hello("b"), recv("b") }
+        local ground = H.surface(1, 0, 3)
         for round = 1, 40 do
           churn[#churn + 1] = send("b", { t = "join_world", worldId = id })
           churn[#churn + 1] = recv("b", "welcome")
-          churn[#churn + 1] = send("b", { t = "transform", x = 0.5, y = 66, z = 3.5, yaw = 0, pitch = 0 })
+          churn[#churn + 1] = send("b", { t = "transform", x = 0.5, y = ground + 2, z = 3.5, yaw = 0, pitch = 0 })
           churn[#churn + 1] = send("b", { t = "block_edit", action = round % 2 == 1 and "place" or "break",
-            x = 0, y = 65, z = 3, type = 4 })
+            x = 0, y = ground + 1, z = 3, type = 4 })
           churn[#churn + 1] = { close = "b" }
           churn[#churn + 1] = { sleep = 20 }
           churn[#churn + 1] = { open = "b", path = "/crafty" }
