@@ -23,8 +23,12 @@ enum {
  * call's instruction count; raises the instruction-limit error, as the hook does, once the
  * call's budget is spent. */
 void ty_sandbox_charge(lua_State *S, size_t steps);
-/* Replaces string.find, match, gmatch, gsub, rep and table.move in the scene state S with
- * versions that charge their work (bindings/lua_sandbox_pattern.c). */
+/* Replaces string.find, match, gmatch and gsub in the scene state S with versions that
+ * charge their matcher steps (bindings/lua_sandbox_pattern.c). */
 void ty_sandbox_open_patterns(lua_State *S);
+/* Makes the rest of S's standard library safe to call (bindings/lua_sandbox_lib.c): the
+ * functions whose C loops their arguments size are charged before they run, string.dump,
+ * dofile and loadfile are refused, collectgarbage answers "count" only. */
+void ty_sandbox_open_lib(lua_State *S);
 
 #endif

@@ -5,8 +5,8 @@
  * pattern that backtracks over a long subject (string.find(("a"):rep(3e4), ".-.-.-b")) could
  * hold the host for hours. These implement the same pattern language (Lua 5.4 manual §6.4.1)
  * and charge every matcher step to the scene's instruction count (ty_sandbox_charge), which
- * raises once the call's budget is spent; table.move and string.rep, the other C loops a
- * scene controls the length of, are charged their iteration counts the same way. */
+ * raises once the call's budget is spent. The rest of the scene's library, charged the
+ * same way where its work depends on its arguments, is bindings/lua_sandbox_lib.c. */
 #include "lua_sandbox.h"
 
 #include <ctype.h>
@@ -476,53 +476,9 @@ static int sp_gsub(lua_State *L) {
   return 2;
 }
 
-/* table.move(a1, f, e, t [, a2]) charged e - f + 1 steps before the stock one runs. */
-static int sp_table_move(lua_State *L) {
-  lua_Integer f = luaL_checkinteger(L, 2), e = luaL_checkinteger(L, 3);
-  if (e >= f) {
-    lua_Unsigned count = (lua_Unsigned)e - (lua_Unsigned)f + 1u;
-    ty_sandbox_charge(L, count > (lua_Unsigned)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)count);
-  }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
-}
-
-/* string.rep(s, n [, sep]) charged n steps: with s and sep empty it loops n times making "". */
-static int sp_rep(lua_State *L) {
-  luaL_checkstring(L, 1);
-  lua_Integer n = luaL_checkinteger(L, 2);
-  if (n > 0) {
-    ty_sandbox_charge(L, (lua_Unsigned)n > (lua_Unsigned)SIZE_MAX / 2 ? SIZE_MAX / 2 : (size_t)n);
-  }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
-  return 1;
-}
-
-/* Replaces field `name` of the table at t with fn (closed over the old value when keep_old). */
-static void wrap(lua_State *S, int t, const char *name, lua_CFunction fn, bool keep_old) {
-  int n = 0;
-  if (keep_old) {
-    lua_getfield(S, t, name);
-    n = 1;
-  }
-  lua_pushcclosure(S, fn, n);
-  lua_setfield(S, t, name);
-}
-
 void ty_sandbox_open_patterns(lua_State *S) {
+  static const luaL_Reg fns[] = {{"find", sp_find}, {"match", sp_match}, {"gmatch", sp_gmatch}, {"gsub", sp_gsub}, {NULL, NULL}};
   lua_getglobal(S, LUA_STRLIBNAME); /* also the strings' __index */
-  int t = lua_gettop(S);
-  wrap(S, t, "find", sp_find, false);
-  wrap(S, t, "match", sp_match, false);
-  wrap(S, t, "gmatch", sp_gmatch, false);
-  wrap(S, t, "gsub", sp_gsub, false);
-  wrap(S, t, "rep", sp_rep, true);
-  lua_pop(S, 1);
-  lua_getglobal(S, LUA_TABLIBNAME);
-  wrap(S, lua_gettop(S), "move", sp_table_move, true);
+  luaL_setfuncs(S, fns, 0);
   lua_pop(S, 1);
 }

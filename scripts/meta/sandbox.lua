@@ -10,6 +10,7 @@
 ---@field name? string log prefix and chunk name (default: the file's base name, or "scene")
 ---@field instructionLimit? integer instructions per call (main chunk, onStart, onUpdate); default 10000000, 0: none
 ---@field memoryLimit? integer bytes for the whole scene state (at least 65536); default 64 MiB, 0: none
+---@field timeLimit? number seconds per call, a backstop for work no count sees; default 100 ns per instruction of the budget (at least 0.25), 0: none
 ---@field log? fun(line: string) receives the scene's print lines (default: stderr)
 ---@field quiet? boolean no log lines from the runner (errors, rejections)
 
@@ -19,6 +20,7 @@
 ---@field instructions integer the last call's instructions, in steps of 1000
 ---@field totalInstructions integer
 ---@field instructionLimit integer
+---@field timeLimit number seconds per call (0: none)
 ---@field memory integer bytes the scene state holds now
 ---@field peakMemory integer
 ---@field memoryLimit integer
@@ -116,7 +118,7 @@ function VM:stats() end
 function VM:stopped() end
 function VM:close() end
 
----@param opts {name?: string, instructionLimit?: integer, memoryLimit?: integer, quiet?: boolean, callbacks?: {send?: fun(bytes: string): string[]|string|nil, getState?: fun(): boolean, string, log?: fun(line: string)}}
+---@param opts {name?: string, instructionLimit?: integer, memoryLimit?: integer, timeLimit?: number, quiet?: boolean, callbacks?: {send?: fun(bytes: string): string[]|string|nil, getState?: fun(): boolean, string, log?: fun(line: string)}}
 ---@return tycho.sandbox.VM
 function tycho.sandbox.vm(opts) end
 

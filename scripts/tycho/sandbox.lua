@@ -76,6 +76,7 @@ function M.load(pathOrSource, opts)
   self._vm = tycho.sandbox.vm({
     name = name,
     instructionLimit = opts.instructionLimit,
+    timeLimit = opts.timeLimit,
     memoryLimit = opts.memoryLimit,
     quiet = opts.quiet,
     callbacks = {
