@@ -2,7 +2,8 @@
 -- replay, saves (every field, an old record, a damaged one, a newer one, the incremental
 -- autosave), survival counts, collision, the ray cast, whole runs of the game (headless and
 -- offscreen, saving through engine:onQuit), typing in the chat and a new world's name
--- through injected text, and the multiplayer flow against a real `tycho serve`.
+-- through injected text, the multiplayer flow against a real `tycho serve`, and the start
+-- screen's words (counts, empty lists) and the name tags' projection.
 local testing = require("tycho.testing")
 local dir = testing.here() .. "/.."
 package.path = dir .. "/?.lua;" .. package.path
@@ -465,47 +466,48 @@ describe("crafty runs", function()
   end)
 end)
 
+local input = tycho.input
+
+-- Runs crafty in-process (headless) with env over the environment.
+local function startGame(env, frames)
+  local getenv = os.getenv
+  os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
+  local ok, engine = pcall(testing.runGame, dir, frames)
+  os.getenv = getenv -- luacheck: ignore
+  assert.truthy(ok, engine)
+  return engine
+end
+
+-- One frame as `tycho run` makes it: the sample point, this frame's events, the step.
+local function frame(engine, events)
+  input.beginFrame()
+  if events then events() end
+  engine:step(1 / 60)
+end
+
+-- What a keyboard delivers for typed text: a key-down per character (Shift held for
+-- capitals and "!"), and the text only while text input is on.
+local keyOf = { [" "] = "space", ["!"] = "1", [","] = "," }
+local function typeKeys(str)
+  for _, code in utf8.codes(str) do
+    local c = utf8.char(code)
+    local key = keyOf[c] or (#c == 1 and c:lower()) or "e"
+    local shift = c ~= c:lower() or c == "!"
+    if shift then input.inject({ type = "keydown", key = "left shift" }) end
+    input.inject({ type = "keydown", key = key })
+    input.injectText(c)
+    input.inject({ type = "keyup", key = key })
+    if shift then input.inject({ type = "keyup", key = "left shift" }) end
+  end
+end
+local function press(key)
+  input.inject({ type = "keydown", key = key })
+  input.inject({ type = "keyup", key = key })
+end
+
 describe("crafty typing", function()
-  local input = tycho.input
   before_each(function() input.reset() end)
   after_each(function() input.reset() end)
-
-  -- Runs crafty in-process (headless) with env over the environment.
-  local function startGame(env, frames)
-    local getenv = os.getenv
-    os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
-    local ok, engine = pcall(testing.runGame, dir, frames)
-    os.getenv = getenv -- luacheck: ignore
-    assert.truthy(ok, engine)
-    return engine
-  end
-
-  -- One frame as `tycho run` makes it: the sample point, this frame's events, the step.
-  local function frame(engine, events)
-    input.beginFrame()
-    if events then events() end
-    engine:step(1 / 60)
-  end
-
-  -- What a keyboard delivers for typed text: a key-down per character (Shift held for
-  -- capitals and "!"), and the text only while text input is on.
-  local keyOf = { [" "] = "space", ["!"] = "1", [","] = "," }
-  local function typeKeys(str)
-    for _, code in utf8.codes(str) do
-      local c = utf8.char(code)
-      local key = keyOf[c] or (#c == 1 and c:lower()) or "e"
-      local shift = c ~= c:lower() or c == "!"
-      if shift then input.inject({ type = "keydown", key = "left shift" }) end
-      input.inject({ type = "keydown", key = key })
-      input.injectText(c)
-      input.inject({ type = "keyup", key = key })
-      if shift then input.inject({ type = "keyup", key = "left shift" }) end
-    end
-  end
-  local function press(key)
-    input.inject({ type = "keydown", key = key })
-    input.inject({ type = "keyup", key = key })
-  end
 
   it("sends a chat line exactly as typed: Shift, punctuation, order, backspace on an accent", function()
     local path = tmp()
@@ -651,5 +653,53 @@ describe("crafty multiplayer", function()
       pump(function() return a.state == "closed" and b.state == "closed" end)
     end)
     H.removeTree(data)
+  end)
+end)
+
+describe("crafty start screen", function()
+  local UI = require("ui")
+  before_each(function() input.reset() end)
+  after_each(function() input.reset() end)
+
+  it("counts in words: 1 edit, 2 edits, 1 player online, nothing online when none", function()
+    assert.equals("1 edit", UI.count(1, "edit"))
+    assert.equals("0 edits", UI.count(0, "edit"))
+    assert.equals("2 edits", UI.count(2, "edit"))
+    local line = UI.worldLine({ gameMode = "creative", seed = 7, editCount = 1, online = 1 })
+    assert.truthy(line:find("1 edit", 1, true) and not line:find("1 edits", 1, true), line)
+    assert.truthy(line:find("1 player online", 1, true), line)
+    line = UI.worldLine({ gameMode = "survival", seed = 7, editCount = 3, online = 0 })
+    assert.truthy(line:find("3 edits", 1, true), line)
+    assert.is_nil(line:find("online", 1, true), "0 players is not online: " .. line)
+    assert.truthy(UI.worldLine({ seed = 1, online = 2 }):find("2 players online", 1, true))
+  end)
+
+  it("says what to do where a list is empty", function()
+    assert.truthy(UI.emptyList(nil):find("press N", 1, true))
+    assert.truthy(UI.emptyList("on ws://x"):find("No worlds on this server yet", 1, true))
+    assert.truthy(UI.emptyList("on ws://x"):find("press N", 1, true))
+    assert.is_nil(UI.emptyList("on ws://x", true):find("No worlds", 1, true), "not while the list is on its way")
+  end)
+
+  it("projects a point in the world to the screen as the camera sees it", function()
+    -- Looking down -Z from the origin: straight ahead is the centre; right is +X, up is +Y.
+    local x, y, d = UI.project(0, 0, 0, 0, 0, 70, 800, 600, 0, 0, -10)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
+    assert.near(10, d, 1e-6)
+    x, y = UI.project(0, 0, 0, 0, 0, 70, 800, 600, 1, 1, -10)
+    assert.is_true(x > 400 and y < 300)
+    -- At the edge of the vertical field of view: the top of the screen.
+    _, y = UI.project(0, 0, 0, 0, 0, 90, 800, 600, 0, 10, -10)
+    assert.near(0, y, 1e-6)
+    assert.is_nil(UI.project(0, 0, 0, 0, 0, 70, 800, 600, 0, 0, 10), "behind the eye")
+    -- Turned a quarter left (yaw pi/2 looks down -X): a point at -X is straight ahead.
+    x, y = UI.project(5, 5, 5, math.pi / 2, 0, 70, 800, 600, -5, 5, 5)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
+    -- Pitched up: a point above is ahead.
+    x, y = UI.project(0, 0, 0, 0, math.pi / 2, 70, 800, 600, 0, 10, 0)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
   end)
 end)
