@@ -214,6 +214,42 @@ local function namingFrame()
   else newWorld(n.gameMode, n.seed, name) end
 end
 
+-- Delete on the start screen asks first: Delete again or Y removes the world, any other
+-- key keeps it.
+local CONFIRM_KEYS = { "delete", "y" }
+local OTHER_KEYS = { "escape", "return", "keypad enter", "space", "backspace", "tab", "up", "down", "left", "right" }
+for c = string.byte("a"), string.byte("z") do
+  if c ~= string.byte("y") then OTHER_KEYS[#OTHER_KEYS + 1] = string.char(c) end
+end
+for d = 0, 9 do OTHER_KEYS[#OTHER_KEYS + 1] = tostring(d) end
+
+local function askDelete(i)
+  local w = game.worlds[i]
+  if not w then return end
+  game.confirmDelete = { id = w.id, name = w.name }
+end
+
+local function confirmDeleteFrame()
+  local c = game.confirmDelete
+  for _, k in ipairs(CONFIRM_KEYS) do
+    if input.wasPressed(k) then
+      game.confirmDelete = nil
+      store:delete(c.id)
+      game.thumbs[c.id] = nil
+      game.message = "removed " .. tostring(c.name)
+      refreshList()
+      return
+    end
+  end
+  for _, k in ipairs(OTHER_KEYS) do
+    if input.wasPressed(k) then
+      game.confirmDelete = nil
+      game.message = "kept " .. tostring(c.name)
+      return
+    end
+  end
+end
+
 local function continueWorld(i)
   local w = game.worlds[i]
   if not w then return end
@@ -450,6 +486,7 @@ engine:beforeFrame(function()
   local dt = engine.frameTime or 1 / 60
   if game.state == "menu" then
     if game.naming then return namingFrame() end
+    if game.confirmDelete then return confirmDeleteFrame() end
     local n = #(game.worlds or {})
     if input.wasPressed("down") then game.selected = math.min(n, (game.selected or 1) + 1) end
     if input.wasPressed("up") then game.selected = math.max(1, (game.selected or 1) - 1) end
@@ -459,9 +496,8 @@ engine:beforeFrame(function()
       startNaming("survival")
     elseif input.wasPressed("return") then
       continueWorld(game.selected or 1)
-    elseif input.wasPressed("delete") and not game.net and store and game.worlds[game.selected or 1] then
-      store:delete(game.worlds[game.selected].id)
-      refreshList()
+    elseif input.wasPressed("delete") and not game.net and store then
+      askDelete(game.selected or 1)
     elseif input.wasPressed("m") then
       if game.net then
         game.net:close()
@@ -497,7 +533,7 @@ local function drawHud(w, h)
       status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)) })
   else
     UI.menu({ width = w, height = h, worlds = game.worlds or {}, selected = game.selected or 1, thumbs = game.thumbs,
-      naming = game.naming, message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
+      naming = game.naming, confirmDelete = game.confirmDelete, message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
   end
 end
 engine:addFeature({ name = "CraftyHUD", update = function(_, frame) drawHud(frame.width, frame.height) end },

@@ -656,6 +656,20 @@ describe("crafty multiplayer", function()
   end)
 end)
 
+-- The strings crafty's UI queued during one frame (tycho.ui.text, shadows counted once).
+local function drawnTexts(engine, events)
+  local texts, seen = {}, {}
+  local real = tycho.ui.text
+  tycho.ui.text = function(x, y, s, ...) -- luacheck: ignore
+    if not seen[s] then seen[s], texts[#texts + 1] = true, s end
+    return real(x, y, s, ...)
+  end
+  local ok, err = pcall(frame, engine, events)
+  tycho.ui.text = real -- luacheck: ignore
+  assert(ok, err)
+  return table.concat(texts, "\n")
+end
+
 describe("crafty start screen", function()
   local UI = require("ui")
   before_each(function() input.reset() end)
@@ -701,5 +715,40 @@ describe("crafty start screen", function()
     x, y = UI.project(0, 0, 0, 0, math.pi / 2, 70, 800, 600, 0, 10, 0)
     assert.near(400, x, 1e-6)
     assert.near(300, y, 1e-6)
+  end)
+
+  it("asks before removing a world: Delete or Y removes it, any other key keeps it", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2" }, 2)
+    local game = engine.crafty
+    for i = 1, 2 do
+      game.newWorld("creative", 100 + i, "Doomed " .. i)
+      game.leave()
+    end
+    assert.equals(2, #game.worlds)
+    frame(engine, function() press("delete") end)
+    assert.is_table(game.confirmDelete, "Delete asks first")
+    assert.equals(2, #game.worlds, "nothing removed yet")
+    local shown = drawnTexts(engine)
+    assert.truthy(shown:find("Delete or Y removes it", 1, true), shown)
+    frame(engine, function() press("x") end)
+    assert.is_nil(game.confirmDelete)
+    assert.equals(2, #game.worlds, "another key keeps it")
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("escape") end)
+    assert.equals(2, #game.worlds, "Esc cancels")
+    assert.is_falsy(engine.quitting, "the Esc that cancelled does not quit")
+    local first = game.worlds[1].id
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("delete") end)
+    assert.equals(1, #game.worlds, "Delete twice removes it")
+    assert.are_not.equal(first, game.worlds[1].id)
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("y") end)
+    assert.equals(0, #game.worlds, "Delete then Y removes it")
+    shown = drawnTexts(engine)
+    assert.truthy(shown:find("No saved worlds yet", 1, true), shown)
+    game.store:close()
+    removeStore(path)
   end)
 end)
