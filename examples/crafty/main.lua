@@ -158,11 +158,12 @@ local function enter(record, world, opts)
   end
   game.state = "playing"
   game.message = nil
-  game.shotWanted = tycho.now() + 3
+  game.shotAt, game.shotSaves = tycho.now(), nil -- the thumbnail: see the afterFrame hook
   input.setPointerLock(true)
 end
 
 local function leave(message)
+  game.leaving = nil
   if game.autosave then
     -- Incremental, like every autosave (folding the appended edits waits for quit), and
     -- written before the start screen lists the worlds.
@@ -370,7 +371,11 @@ local function playingFrame()
     end
     return
   end
-  if input.wasPressed("escape") then return leave() end
+  if input.wasPressed("escape") then
+    -- Leaves after this frame has rendered, so the thumbnail is this last view.
+    game.leaving = true
+    return
+  end
   if input.wasPressed("t") then
     game.typing = ""
     startTyping(screenRect(UI.chatField))
@@ -450,15 +455,16 @@ local function updateAvatars()
 end
 
 -- A small thumbnail of the view for the start screen, from a screenshot of the window.
+-- Called after a frame has rendered (afterFrame), so the screenshot is that frame, taken
+-- at once. Headless there is no window and the world keeps the thumbnail it had.
 local function takeThumbnail()
   local path = os.tmpname() .. ".png"
-  if not engine:screenshot(path) then return end
-  game.shotPath = path
-end
-
-local function finishThumbnail()
-  local path = game.shotPath
-  game.shotPath = nil
+  local ok = engine:screenshot(path)
+  game.shotAt = tycho.now()
+  if not ok then
+    os.remove(path)
+    return
+  end
   local img = tycho.image.load(path)
   os.remove(path)
   if not img then return end
@@ -515,18 +521,33 @@ engine:beforeFrame(function()
   if game.state ~= "playing" then return end
   updateSky(dt)
   if game.autosave then game.autosave.tick() end
-  if game.shotPath then finishThumbnail() end
-  if game.shotWanted and tycho.now() >= game.shotWanted then
-    game.shotWanted = nil
+end)
+
+-- After the frame has rendered: leaving (Esc) takes the thumbnail of this last view first.
+-- While playing, an autosave that wrote something also refreshes it (at most every
+-- THUMB_SECONDS: a screenshot costs ~0.1 s on llvmpipe at 1280 x 720), for a session that
+-- ends without Esc (the window closed); the next save carries it. A server world keeps none.
+local THUMB_SECONDS = 60
+engine:afterFrame(function()
+  if game.state ~= "playing" then return end
+  if game.leaving then
+    if not game.remote then takeThumbnail() end
+    return leave()
+  end
+  local saves = game.autosave and game.autosave.saves
+  if saves and saves ~= game.shotSaves and tycho.now() - (game.shotAt or 0) >= THUMB_SECONDS then
+    game.shotSaves = saves
     takeThumbnail()
   end
 end)
+
 
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
 local function drawHud(w, h)
   game.screenW, game.screenH = w, h -- where the text fields sit, for the IME
   if game.state == "playing" then
+    if game.leaving then return end -- the thumbnail taken after this frame shows the view alone
     local p = game.player
     UI.hud({ width = w, height = h, inventory = game.inventory, atlas = atlas, chat = game.chat,
       typing = game.typing, mode = game.inventory.gameMode .. (game.net and "  online" or "") .. (p.flying and "  flying" or ""),

@@ -752,3 +752,59 @@ describe("crafty start screen", function()
     removeStore(path)
   end)
 end)
+
+describe("crafty thumbnails", function()
+  it("takes a world's thumbnail from its last view, when Esc leaves it", function()
+    -- Under the offscreen driver: look at the ground, then straight up at the plain sky
+    -- and press Esc well before any timer could have taken a picture; the saved thumbnail
+    -- is that sky (few colours), not the ground of the first frames.
+    local path, script = tmp(), tmp() .. ".lua"
+    local f = assert(io.open(script, "w"))
+    f:write(([[
+      package.path = %q .. "/?.lua;" .. package.path
+      local engine = tycho.engine
+      local n = 0
+      -- Registered before crafty's hooks: the key lands in the frame crafty reads it.
+      engine:beforeFrame(function()
+        n = n + 1
+        local game = engine.crafty
+        if n == 4 then game.player.pitch = -1.5 end
+        if n == 12 then game.player.pitch = 1.55 end
+        if n == 16 then tycho.input.inject({ type = "keydown", key = "escape" }) end
+        if n == 17 then tycho.input.inject({ type = "keyup", key = "escape" }) end
+        if n == 20 then engine:quit() end
+      end)
+      dofile(%q .. "/main.lua")
+    ]]):format(dir, dir))
+    f:close()
+    local code, out = testing.shell(("SDL_VIDEODRIVER=offscreen CRAFTY_SAVES=%s CRAFTY_AUTOSTART=42 CRAFTY_VIEW=2 %s run %s "
+      .. "--no-watch --width 320 --height 180"):format(testing.quote(path), testing.quote(tycho.executable),
+      testing.quote(script)))
+    os.remove(script)
+    if out:find("running headless", 1, true) then
+      removeStore(path)
+      return pending("no GL 4.5 here: " .. out)
+    end
+    assert.equals(0, code, out)
+    local store = assert(tycho.storage.open(path))
+    local list = store:list()
+    assert.equals(1, #list, out)
+    local png = store:load(list[1].id).screenshot
+    store:close()
+    assert.is_string(png, "a thumbnail was taken on leaving")
+    local file = os.tmpname() .. ".png"
+    local out2 = assert(io.open(file, "wb"))
+    out2:write(png)
+    out2:close()
+    local img = assert(tycho.image.load(file))
+    os.remove(file)
+    assert.equals(160, img.width)
+    local seen, distinct = {}, 0
+    for i = 1, #img.pixels, 4 do
+      local k = img.pixels:sub(i, i + 2)
+      if not seen[k] then seen[k], distinct = true, distinct + 1 end
+    end
+    assert.is_true(distinct <= 8, distinct .. " colours: not the plain sky of the last view (HUD hidden)")
+    removeStore(path)
+  end)
+end)
