@@ -3,8 +3,9 @@
 -- walk (WASD, space, mouse look under pointer lock), break (left click) and place (right
 -- click) blocks from the hotbar (1..9, wheel), chat (T), creative or survival worlds named
 -- as they are made, a day/night sun and moon, autosave (incremental) every 5 s and on quit,
--- and multiplayer through `tycho serve`'s crafty module (M on the start screen). Logic
--- lives in the modules beside this file; this file wires them to the engine.
+-- and multiplayer through `tycho serve`'s crafty module (M on the start screen; the
+-- player's name, P, is saved with the settings and shown over their avatar to others).
+-- Logic lives in the modules beside this file; this file wires them to the engine.
 --
 -- Environment: CRAFTY_AUTOSTART=SEED skips the start screen (a fresh world from SEED);
 -- CRAFTY_SAVES=FILE picks the save file; CRAFTY_SERVER=ws://HOST:PORT the server;
@@ -42,6 +43,9 @@ engine.crafty = game -- specs and tools reach the game through the engine
 local store, storeError = Save.open()
 game.store = store
 if not store then game.message = "saves unavailable: " .. tostring(storeError) end
+game.settings = Save.loadSettings(store)
+-- The name others see in multiplayer: the saved one, else the login name, else "player".
+game.playerName = Net.cleanName(game.settings.name) or Net.cleanName(os.getenv("USER") or "") or "player"
 
 -- ---- the scene: camera, sun, moon, highlight ----
 
@@ -274,8 +278,33 @@ local function playerKey()
   return game.key
 end
 
+-- P on the start screen: type the name others see. Enter keeps it (saved with the
+-- settings, so it lasts), Esc keeps the old one; a name the server would refuse is said
+-- and not kept.
+local function startNamingPlayer()
+  game.namingPlayer = { name = game.playerName }
+  startTyping(screenRect(UI.nameField))
+end
+
+local function namingPlayerFrame()
+  local n = game.namingPlayer
+  local done
+  n.name, done = editField(n.name, Net.NAME_MAX_BYTES)
+  if not done then return end
+  game.namingPlayer = nil
+  if done == "cancel" then return end
+  local name, why = Net.cleanName(n.name)
+  if not name then
+    game.message = "name not changed: " .. why
+    return
+  end
+  game.playerName, game.settings.name = name, name
+  local ok, err = Save.saveSettings(store, game.settings)
+  game.message = ok and nil or ("your name is not saved: " .. tostring(err))
+end
+
 local function connect()
-  local net, err = Net.connect(game.server, os.getenv("USER") or "player", playerKey(), {
+  local net, err = Net.connect(game.server, game.playerName, playerKey(), {
     onWorlds = function() refreshList() end,
     onWelcome = function(msg)
       local record = msg.world
@@ -492,6 +521,7 @@ engine:beforeFrame(function()
   local dt = engine.frameTime or 1 / 60
   if game.state == "menu" then
     if game.naming then return namingFrame() end
+    if game.namingPlayer then return namingPlayerFrame() end
     if game.confirmDelete then return confirmDeleteFrame() end
     local n = #(game.worlds or {})
     if input.wasPressed("down") then game.selected = math.min(n, (game.selected or 1) + 1) end
@@ -504,6 +534,8 @@ engine:beforeFrame(function()
       continueWorld(game.selected or 1)
     elseif input.wasPressed("delete") and not game.net and store then
       askDelete(game.selected or 1)
+    elseif input.wasPressed("p") and not game.net then
+      startNamingPlayer()
     elseif input.wasPressed("m") then
       if game.net then
         game.net:close()
@@ -541,6 +573,23 @@ engine:afterFrame(function()
   end
 end)
 
+-- The other players' names where they stand on screen (their avatars, placed this frame).
+local function nameTags(w, h)
+  local tags, net = {}, game.net
+  if not net then return tags end
+  local p = game.player
+  local ex, ey, ez = p:eye()
+  for id, a in pairs(game.avatars or {}) do
+    local info = net.players[id]
+    if info then
+      local pos = a.position -- the box's centre: the head's top is 0.9 above, the tag above that
+      local sx, sy, dist = UI.project(ex, ey, ez, p.yaw, p.pitch, cameraComponent.fov or 70, w, h,
+        pos.x, pos.y + 1.3, pos.z)
+      if sx and dist <= UI.NAME_TAG_RANGE then tags[#tags + 1] = { x = sx, y = sy, name = info.name, distance = dist } end
+    end
+  end
+  return tags
+end
 
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
@@ -551,10 +600,12 @@ local function drawHud(w, h)
     local p = game.player
     UI.hud({ width = w, height = h, inventory = game.inventory, atlas = atlas, chat = game.chat,
       typing = game.typing, mode = game.inventory.gameMode .. (game.net and "  online" or "") .. (p.flying and "  flying" or ""),
-      status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)) })
+      status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)), tags = nameTags(w, h) })
   else
     UI.menu({ width = w, height = h, worlds = game.worlds or {}, selected = game.selected or 1, thumbs = game.thumbs,
-      naming = game.naming, confirmDelete = game.confirmDelete, message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
+      naming = game.naming, namingPlayer = game.namingPlayer, confirmDelete = game.confirmDelete,
+      playerName = game.playerName, message = game.message,
+      server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
   end
 end
 engine:addFeature({ name = "CraftyHUD", update = function(_, frame) drawHud(frame.width, frame.height) end },

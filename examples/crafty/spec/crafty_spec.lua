@@ -751,6 +751,42 @@ describe("crafty start screen", function()
     game.store:close()
     removeStore(path)
   end)
+
+  it("keeps the player's name, typed on the start screen, across runs", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", USER = "login" }, 2)
+    local game = engine.crafty
+    assert.equals("login", game.playerName, "the login name until one is chosen")
+    frame(engine, function() typeKeys("p") end)
+    assert.is_table(game.namingPlayer)
+    assert.is_true(input.isTextInputActive())
+    for _ = 1, 5 do frame(engine, function() press("backspace") end) end
+    frame(engine, function() typeKeys("  Ada Ñ  ") end)
+    frame(engine, function() press("return") end)
+    assert.is_nil(game.namingPlayer)
+    assert.equals("Ada Ñ", game.playerName, "trimmed")
+    assert.truthy(drawnTexts(engine):find("you: Ada Ñ", 1, true))
+    -- A blank name is refused with a reason, and the old one stays.
+    frame(engine, function() typeKeys("p") end)
+    for _ = 1, 10 do frame(engine, function() press("backspace") end) end
+    frame(engine, function() typeKeys("   ") end)
+    frame(engine, function() press("return") end)
+    assert.equals("Ada Ñ", game.playerName)
+    assert.truthy(game.message and game.message:find("not changed", 1, true), game.message)
+    -- At most 24 bytes go in.
+    frame(engine, function() typeKeys("p") end)
+    frame(engine, function() typeKeys(string.rep("x", 40)) end)
+    assert.equals(24, #game.namingPlayer.name)
+    frame(engine, function() press("escape") end)
+    assert.equals("Ada Ñ", game.playerName, "Esc keeps the old name")
+    assert.is_falsy(engine.quitting)
+    game.store:close()
+
+    local again = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", USER = "login" }, 1)
+    assert.equals("Ada Ñ", again.crafty.playerName, "saved with the settings")
+    again.crafty.store:close()
+    removeStore(path)
+  end)
 end)
 
 describe("crafty thumbnails", function()
