@@ -111,8 +111,8 @@ end
 -- ---- worlds ----
 
 local function refreshList()
-  if game.net and game.net.worlds then
-    game.worlds = game.net.worlds
+  if game.net then
+    game.worlds = game.net.worlds or {} -- none until the server's list arrives
   else
     local list, err = Save.list(store)
     game.worlds = list
@@ -166,7 +166,9 @@ local function enter(record, world, opts)
   input.setPointerLock(true)
 end
 
-local function leave(message)
+-- Back to the list: a server world goes back to that server's world list (the connection
+-- stays; opts.keepNet), anything else to the local saves.
+local function leave(message, opts)
   game.leaving = nil
   if game.autosave then
     -- Incremental, like every autosave (folding the appended edits waits for quit), and
@@ -178,8 +180,11 @@ local function leave(message)
   if game.chunks then game.chunks:clear() end
   for _, a in pairs(game.avatars or {}) do a:destroy() end
   game.avatars = {}
-  if game.net then game.net:close() end
-  game.net, game.chunks, game.world, game.player, game.autosave = nil, nil, nil, nil, nil
+  if game.net and not (opts and opts.keepNet) then
+    game.net:close()
+    game.net = nil
+  end
+  game.chunks, game.world, game.player, game.autosave = nil, nil, nil, nil
   if game.typing then input.stopTextInput() end
   game.typing = nil
   highlight.enabled = false
@@ -305,7 +310,11 @@ end
 
 local function connect()
   local net, err = Net.connect(game.server, game.playerName, playerKey(), {
-    onWorlds = function() refreshList() end,
+    onWorlds = function()
+      game.message = nil -- the list is here: nothing pending to report
+      refreshList()
+      loadThumbs()
+    end,
     onWelcome = function(msg)
       local record = msg.world
       record.player = msg.you or record.player
@@ -333,13 +342,14 @@ local function connect()
       leave(message)
     end,
     onError = function(code, message) game.message = tostring(code) .. ": " .. tostring(message) end,
-  })
+  }, { timeout = 0 }) -- the start screen says "connecting" meanwhile; a failure comes as onLost
   if not net then
-    game.message = err
+    game.message = "cannot connect to " .. game.server .. ": " .. tostring(err)
     return
   end
   game.net = net
-  game.message = "connecting to " .. game.server .. " ..."
+  game.message = nil
+  refreshList()
 end
 game.connect = connect
 
@@ -517,12 +527,26 @@ local function takeThumbnail()
   os.remove(small)
 end
 
+-- From a server's world list back to the local saves.
+local function disconnect()
+  game.net:close()
+  game.net = nil
+  game.message = nil
+  refreshList()
+  loadThumbs()
+end
+
 engine:beforeFrame(function()
   local dt = engine.frameTime or 1 / 60
   if game.state == "menu" then
     if game.naming then return namingFrame() end
     if game.namingPlayer then return namingPlayerFrame() end
     if game.confirmDelete then return confirmDeleteFrame() end
+    if game.net and game.net.state ~= "lobby" then
+      -- Connecting (or joining): only going back works until the server answers.
+      if input.wasPressed("m") or input.wasPressed("escape") then disconnect() end
+      return
+    end
     local n = #(game.worlds or {})
     if input.wasPressed("down") then game.selected = math.min(n, (game.selected or 1) + 1) end
     if input.wasPressed("up") then game.selected = math.max(1, (game.selected or 1) - 1) end
@@ -537,15 +561,9 @@ engine:beforeFrame(function()
     elseif input.wasPressed("p") and not game.net then
       startNamingPlayer()
     elseif input.wasPressed("m") then
-      if game.net then
-        game.net:close()
-        game.net = nil
-        refreshList()
-      else
-        connect()
-      end
+      if game.net then disconnect() else connect() end
     elseif input.wasPressed("escape") then
-      engine:quit()
+      if game.net then disconnect() else engine:quit() end
     end
     return
   end
@@ -564,6 +582,10 @@ engine:afterFrame(function()
   if game.state ~= "playing" then return end
   if game.leaving then
     if not game.remote then takeThumbnail() end
+    if game.net then
+      game.net:leaveWorld()
+      return leave(nil, { keepNet = true })
+    end
     return leave()
   end
   local saves = game.autosave and game.autosave.saves
@@ -591,6 +613,14 @@ local function nameTags(w, h)
   return tags
 end
 
+-- The start screen's line about the server: where it stands, from the connection's state.
+local function lobbyStatus()
+  local net = game.net
+  if not net then return nil end
+  if net.state == "connecting" then return "connecting to " .. game.server .. " ..." end
+  return "on " .. game.server .. " as " .. tostring(net.name)
+end
+
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
 local function drawHud(w, h)
@@ -604,8 +634,8 @@ local function drawHud(w, h)
   else
     UI.menu({ width = w, height = h, worlds = game.worlds or {}, selected = game.selected or 1, thumbs = game.thumbs,
       naming = game.naming, namingPlayer = game.namingPlayer, confirmDelete = game.confirmDelete,
-      playerName = game.playerName, message = game.message,
-      server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
+      playerName = game.playerName, message = game.message, server = lobbyStatus(),
+      connecting = game.net ~= nil and game.net.state == "connecting" })
   end
 end
 engine:addFeature({ name = "CraftyHUD", update = function(_, frame) drawHud(frame.width, frame.height) end },

@@ -2,8 +2,10 @@
 -- replay, saves (every field, an old record, a damaged one, a newer one, the incremental
 -- autosave), survival counts, collision, the ray cast, whole runs of the game (headless and
 -- offscreen, saving through engine:onQuit), typing in the chat and a new world's name
--- through injected text, the multiplayer flow against a real `tycho serve`, and the start
--- screen's words (counts, empty lists) and the name tags' projection.
+-- through injected text, the multiplayer flow against a real `tycho serve`, the start
+-- screen (counts in words, empty lists, removal asked first, the player's name), the lobby
+-- (what it says while connecting and after, name tags, Esc one screen back) and the
+-- thumbnail taken at the last view.
 local testing = require("tycho.testing")
 local dir = testing.here() .. "/.."
 package.path = dir .. "/?.lua;" .. package.path
@@ -785,6 +787,127 @@ describe("crafty start screen", function()
     local again = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", USER = "login" }, 1)
     assert.equals("Ada Ñ", again.crafty.playerName, "saved with the settings")
     again.crafty.store:close()
+    removeStore(path)
+  end)
+end)
+
+describe("crafty lobby", function()
+  local Net = require("net")
+  local H = dofile(tycho.home .. "/tests/server/harness.lua")
+  before_each(function() input.reset() end)
+  after_each(function() input.reset() end)
+
+  -- Frames until cond() holds, letting the network answer between them.
+  local function frames(engine, cond, what)
+    for _ = 1, 600 do
+      if cond() then return end
+      frame(engine)
+      tycho.net.update(0.005)
+    end
+    error("timed out waiting for " .. what, 2)
+  end
+
+  it("says when a server cannot be reached, and never leaves 'connecting' up", function()
+    -- Port 9 (discard): nothing listens there on a test machine.
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", CRAFTY_SERVER = "ws://127.0.0.1:9" }, 1)
+    local game = engine.crafty
+    frame(engine, function() press("m") end)
+    frames(engine, function() return game.net == nil end, "the failure")
+    assert.truthy(game.message and game.message:find("cannot connect", 1, true), tostring(game.message))
+    local shown = drawnTexts(engine)
+    assert.is_nil(shown:lower():find("connecting to", 1, true), shown)
+    assert.truthy(shown:find("No saved worlds yet", 1, true), "back on the local list: " .. shown)
+    game.store:close()
+    removeStore(path)
+  end)
+
+  it("lists a server's worlds, names the player, tags others, and Esc steps back one screen at a time", function()
+    local path, data = tmp(), H.tempDir()
+    H.with(tycho.home .. "/server/modules", data, function(s)
+      local url = "ws://127.0.0.1:" .. s.port
+      local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", CRAFTY_SERVER = url, USER = "ada" }, 1)
+      local game = engine.crafty
+      frame(engine, function() press("m") end)
+      assert.is_table(game.net)
+      local shown = drawnTexts(engine)
+      assert.truthy(shown:find("connecting to " .. url, 1, true), shown)
+      assert.is_nil(shown:find("No worlds", 1, true), "no 'empty' while the list is on its way: " .. shown)
+      frames(engine, function() return game.net.state == "lobby" end, "the world list")
+      shown = drawnTexts(engine)
+      assert.is_nil(shown:find("connecting", 1, true), "the list is here: " .. shown)
+      assert.truthy(shown:find("on " .. url .. " as ada", 1, true), shown)
+      assert.truthy(shown:find("No worlds on this server yet", 1, true), shown)
+      assert.truthy(shown:find("Esc back", 1, true), shown)
+
+      -- A world made on the server, joined with Enter.
+      frame(engine, function() typeKeys("n") end)
+      frame(engine, function() typeKeys("Town") end)
+      frame(engine, function() press("return") end)
+      frames(engine, function() return #game.worlds == 1 end, "the new world in the list")
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("0 edits", 1, true), shown)
+      frame(engine, function() press("return") end)
+      frames(engine, function() return game.state == "playing" end, "the welcome")
+      local worldId = game.record.id
+
+      -- Bob joins and stands in front of Ada: both see the other's name.
+      local seen = {}
+      local bob = assert(Net.connect(url, " bob ", "key-bob", { onWorlds = function(w) seen.worlds = w end,
+        onWelcome = function(msg) seen.welcome = msg end }))
+      frames(engine, function() return seen.worlds end, "bob's list")
+      bob:join(worldId)
+      frames(engine, function() return seen.welcome end, "bob's welcome")
+      bob:start({ applyEdit = function() end })
+      assert.equals("ada", seen.welcome.players[1].name)
+      local p = game.player
+      p.pitch = 0
+      local dx, _, dz = p:look()
+      bob.sendAt = -1
+      local bx, bz = p.x + dx * 6, p.z + dz * 6
+      bob:sendPose({ x = bx, y = p.y, z = bz, yaw = 0, pitch = 0 })
+      frames(engine, function()
+        local other = next(game.net.players) and game.net.players[next(game.net.players)]
+        local last = other and other.samples[#other.samples]
+        return last and last.x == bx and last.z == bz and (game.avatars or {})[other.id]
+      end, "bob's avatar")
+      H.sleep(2 * Net.INTERP_DELAY) -- remote players are drawn that far behind
+      frame(engine)
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("\nbob\n", 1, true) or shown:find("^bob\n") or shown:find("\nbob$"),
+        "bob's name tag (trimmed by the server): " .. shown)
+      -- Turned away, no tag.
+      p.yaw = p.yaw + math.pi
+      shown = drawnTexts(engine)
+      assert.is_nil(shown:find("\nbob\n", 1, true), shown)
+
+      -- Esc: back to the server's list, still connected; bob sees Ada leave.
+      frame(engine, function() press("escape") end)
+      frames(engine, function() return game.state == "menu" end, "the menu")
+      assert.is_table(game.net, "still on the server")
+      frames(engine, function() return #game.worlds == 1 and game.worlds[1].online == 1 end, "the fresh list")
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("Town", 1, true), shown)
+      assert.truthy(shown:find("1 player online", 1, true), shown)
+      frames(engine, function() return next(bob.players) == nil end, "bob seeing ada leave")
+      -- Joining again works (the server let go of this player's key).
+      frame(engine, function() press("return") end)
+      frames(engine, function() return game.state == "playing" end, "the second welcome")
+      frame(engine, function() press("escape") end)
+      frames(engine, function() return game.state == "menu" and game.net and game.net.state == "lobby" end, "the list again")
+      -- Esc from the list: the local saves, disconnected; the remote world is not among them.
+      frame(engine, function() press("escape") end)
+      assert.is_nil(game.net)
+      assert.is_falsy(engine.quitting)
+      assert.equals(0, #game.worlds)
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("No saved worlds yet", 1, true), shown)
+      frame(engine, function() press("escape") end)
+      assert.is_true(engine.quitting, "Esc on the local list quits")
+      bob:close()
+      game.store:close()
+    end)
+    H.removeTree(data)
     removeStore(path)
   end)
 end)
