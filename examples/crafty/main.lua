@@ -3,8 +3,9 @@
 -- walk (WASD, space, mouse look under pointer lock), break (left click) and place (right
 -- click) blocks from the hotbar (1..9, wheel), chat (T), creative or survival worlds named
 -- as they are made, a day/night sun and moon, autosave (incremental) every 5 s and on quit,
--- and multiplayer through `tycho serve`'s crafty module (M on the start screen). Logic
--- lives in the modules beside this file; this file wires them to the engine.
+-- and multiplayer through `tycho serve`'s crafty module (M on the start screen; the
+-- player's name, P, is saved with the settings and shown over their avatar to others).
+-- Logic lives in the modules beside this file; this file wires them to the engine.
 --
 -- Environment: CRAFTY_AUTOSTART=SEED skips the start screen (a fresh world from SEED);
 -- CRAFTY_SAVES=FILE picks the save file; CRAFTY_SERVER=ws://HOST:PORT the server;
@@ -42,6 +43,9 @@ engine.crafty = game -- specs and tools reach the game through the engine
 local store, storeError = Save.open()
 game.store = store
 if not store then game.message = "saves unavailable: " .. tostring(storeError) end
+game.settings = Save.loadSettings(store)
+-- The name others see in multiplayer: the saved one, else the login name, else "player".
+game.playerName = Net.cleanName(game.settings.name) or Net.cleanName(os.getenv("USER") or "") or "player"
 
 -- ---- the scene: camera, sun, moon, highlight ----
 
@@ -107,8 +111,8 @@ end
 -- ---- worlds ----
 
 local function refreshList()
-  if game.net and game.net.worlds then
-    game.worlds = game.net.worlds
+  if game.net then
+    game.worlds = game.net.worlds or {} -- none until the server's list arrives
   else
     local list, err = Save.list(store)
     game.worlds = list
@@ -158,11 +162,14 @@ local function enter(record, world, opts)
   end
   game.state = "playing"
   game.message = nil
-  game.shotWanted = tycho.now() + 3
+  game.shotAt, game.shotSaves = tycho.now(), nil -- the thumbnail: see the afterFrame hook
   input.setPointerLock(true)
 end
 
-local function leave(message)
+-- Back to the list: a server world goes back to that server's world list (the connection
+-- stays; opts.keepNet), anything else to the local saves.
+local function leave(message, opts)
+  game.leaving = nil
   if game.autosave then
     -- Incremental, like every autosave (folding the appended edits waits for quit), and
     -- written before the start screen lists the worlds.
@@ -173,8 +180,11 @@ local function leave(message)
   if game.chunks then game.chunks:clear() end
   for _, a in pairs(game.avatars or {}) do a:destroy() end
   game.avatars = {}
-  if game.net then game.net:close() end
-  game.net, game.chunks, game.world, game.player, game.autosave = nil, nil, nil, nil, nil
+  if game.net and not (opts and opts.keepNet) then
+    game.net:close()
+    game.net = nil
+  end
+  game.chunks, game.world, game.player, game.autosave = nil, nil, nil, nil
   if game.typing then input.stopTextInput() end
   game.typing = nil
   highlight.enabled = false
@@ -214,6 +224,42 @@ local function namingFrame()
   else newWorld(n.gameMode, n.seed, name) end
 end
 
+-- Delete on the start screen asks first: Delete again or Y removes the world, any other
+-- key keeps it.
+local CONFIRM_KEYS = { "delete", "y" }
+local OTHER_KEYS = { "escape", "return", "keypad enter", "space", "backspace", "tab", "up", "down", "left", "right" }
+for c = string.byte("a"), string.byte("z") do
+  if c ~= string.byte("y") then OTHER_KEYS[#OTHER_KEYS + 1] = string.char(c) end
+end
+for d = 0, 9 do OTHER_KEYS[#OTHER_KEYS + 1] = tostring(d) end
+
+local function askDelete(i)
+  local w = game.worlds[i]
+  if not w then return end
+  game.confirmDelete = { id = w.id, name = w.name }
+end
+
+local function confirmDeleteFrame()
+  local c = game.confirmDelete
+  for _, k in ipairs(CONFIRM_KEYS) do
+    if input.wasPressed(k) then
+      game.confirmDelete = nil
+      store:delete(c.id)
+      game.thumbs[c.id] = nil
+      game.message = "removed " .. tostring(c.name)
+      refreshList()
+      return
+    end
+  end
+  for _, k in ipairs(OTHER_KEYS) do
+    if input.wasPressed(k) then
+      game.confirmDelete = nil
+      game.message = "kept " .. tostring(c.name)
+      return
+    end
+  end
+end
+
 local function continueWorld(i)
   local w = game.worlds[i]
   if not w then return end
@@ -237,9 +283,38 @@ local function playerKey()
   return game.key
 end
 
+-- P on the start screen: type the name others see. Enter keeps it (saved with the
+-- settings, so it lasts), Esc keeps the old one; a name the server would refuse is said
+-- and not kept.
+local function startNamingPlayer()
+  game.namingPlayer = { name = game.playerName }
+  startTyping(screenRect(UI.nameField))
+end
+
+local function namingPlayerFrame()
+  local n = game.namingPlayer
+  local done
+  n.name, done = editField(n.name, Net.NAME_MAX_BYTES)
+  if not done then return end
+  game.namingPlayer = nil
+  if done == "cancel" then return end
+  local name, why = Net.cleanName(n.name)
+  if not name then
+    game.message = "name not changed: " .. why
+    return
+  end
+  game.playerName, game.settings.name = name, name
+  local ok, err = Save.saveSettings(store, game.settings)
+  game.message = ok and nil or ("your name is not saved: " .. tostring(err))
+end
+
 local function connect()
-  local net, err = Net.connect(game.server, os.getenv("USER") or "player", playerKey(), {
-    onWorlds = function() refreshList() end,
+  local net, err = Net.connect(game.server, game.playerName, playerKey(), {
+    onWorlds = function()
+      game.message = nil -- the list is here: nothing pending to report
+      refreshList()
+      loadThumbs()
+    end,
     onWelcome = function(msg)
       local record = msg.world
       record.player = msg.you or record.player
@@ -267,13 +342,14 @@ local function connect()
       leave(message)
     end,
     onError = function(code, message) game.message = tostring(code) .. ": " .. tostring(message) end,
-  })
+  }, { timeout = 0 }) -- the start screen says "connecting" meanwhile; a failure comes as onLost
   if not net then
-    game.message = err
+    game.message = "cannot connect to " .. game.server .. ": " .. tostring(err)
     return
   end
   game.net = net
-  game.message = "connecting to " .. game.server .. " ..."
+  game.message = nil
+  refreshList()
 end
 game.connect = connect
 
@@ -334,7 +410,11 @@ local function playingFrame()
     end
     return
   end
-  if input.wasPressed("escape") then return leave() end
+  if input.wasPressed("escape") then
+    -- Leaves after this frame has rendered, so the thumbnail is this last view.
+    game.leaving = true
+    return
+  end
   if input.wasPressed("t") then
     game.typing = ""
     startTyping(screenRect(UI.chatField))
@@ -414,15 +494,16 @@ local function updateAvatars()
 end
 
 -- A small thumbnail of the view for the start screen, from a screenshot of the window.
+-- Called after a frame has rendered (afterFrame), so the screenshot is that frame, taken
+-- at once. Headless there is no window and the world keeps the thumbnail it had.
 local function takeThumbnail()
   local path = os.tmpname() .. ".png"
-  if not engine:screenshot(path) then return end
-  game.shotPath = path
-end
-
-local function finishThumbnail()
-  local path = game.shotPath
-  game.shotPath = nil
+  local ok = engine:screenshot(path)
+  game.shotAt = tycho.now()
+  if not ok then
+    os.remove(path)
+    return
+  end
   local img = tycho.image.load(path)
   os.remove(path)
   if not img then return end
@@ -446,10 +527,26 @@ local function finishThumbnail()
   os.remove(small)
 end
 
+-- From a server's world list back to the local saves.
+local function disconnect()
+  game.net:close()
+  game.net = nil
+  game.message = nil
+  refreshList()
+  loadThumbs()
+end
+
 engine:beforeFrame(function()
   local dt = engine.frameTime or 1 / 60
   if game.state == "menu" then
     if game.naming then return namingFrame() end
+    if game.namingPlayer then return namingPlayerFrame() end
+    if game.confirmDelete then return confirmDeleteFrame() end
+    if game.net and game.net.state ~= "lobby" then
+      -- Connecting (or joining): only going back works until the server answers.
+      if input.wasPressed("m") or input.wasPressed("escape") then disconnect() end
+      return
+    end
     local n = #(game.worlds or {})
     if input.wasPressed("down") then game.selected = math.min(n, (game.selected or 1) + 1) end
     if input.wasPressed("up") then game.selected = math.max(1, (game.selected or 1) - 1) end
@@ -459,19 +556,14 @@ engine:beforeFrame(function()
       startNaming("survival")
     elseif input.wasPressed("return") then
       continueWorld(game.selected or 1)
-    elseif input.wasPressed("delete") and not game.net and store and game.worlds[game.selected or 1] then
-      store:delete(game.worlds[game.selected].id)
-      refreshList()
+    elseif input.wasPressed("delete") and not game.net and store then
+      askDelete(game.selected or 1)
+    elseif input.wasPressed("p") and not game.net then
+      startNamingPlayer()
     elseif input.wasPressed("m") then
-      if game.net then
-        game.net:close()
-        game.net = nil
-        refreshList()
-      else
-        connect()
-      end
+      if game.net then disconnect() else connect() end
     elseif input.wasPressed("escape") then
-      engine:quit()
+      if game.net then disconnect() else engine:quit() end
     end
     return
   end
@@ -479,25 +571,71 @@ engine:beforeFrame(function()
   if game.state ~= "playing" then return end
   updateSky(dt)
   if game.autosave then game.autosave.tick() end
-  if game.shotPath then finishThumbnail() end
-  if game.shotWanted and tycho.now() >= game.shotWanted then
-    game.shotWanted = nil
+end)
+
+-- After the frame has rendered: leaving (Esc) takes the thumbnail of this last view first.
+-- While playing, an autosave that wrote something also refreshes it (at most every
+-- THUMB_SECONDS: a screenshot costs ~0.1 s on llvmpipe at 1280 x 720), for a session that
+-- ends without Esc (the window closed); the next save carries it. A server world keeps none.
+local THUMB_SECONDS = 60
+engine:afterFrame(function()
+  if game.state ~= "playing" then return end
+  if game.leaving then
+    if not game.remote then takeThumbnail() end
+    if game.net then
+      game.net:leaveWorld()
+      return leave(nil, { keepNet = true })
+    end
+    return leave()
+  end
+  local saves = game.autosave and game.autosave.saves
+  if saves and saves ~= game.shotSaves and tycho.now() - (game.shotAt or 0) >= THUMB_SECONDS then
+    game.shotSaves = saves
     takeThumbnail()
   end
 end)
+
+-- The other players' names where they stand on screen (their avatars, placed this frame).
+local function nameTags(w, h)
+  local tags, net = {}, game.net
+  if not net then return tags end
+  local p = game.player
+  local ex, ey, ez = p:eye()
+  for id, a in pairs(game.avatars or {}) do
+    local info = net.players[id]
+    if info then
+      local pos = a.position -- the box's centre: the head's top is 0.9 above, the tag above that
+      local sx, sy, dist = UI.project(ex, ey, ez, p.yaw, p.pitch, cameraComponent.fov or 70, w, h,
+        pos.x, pos.y + 1.3, pos.z)
+      if sx and dist <= UI.NAME_TAG_RANGE then tags[#tags + 1] = { x = sx, y = sy, name = info.name, distance = dist } end
+    end
+  end
+  return tags
+end
+
+-- The start screen's line about the server: where it stands, from the connection's state.
+local function lobbyStatus()
+  local net = game.net
+  if not net then return nil end
+  if net.state == "connecting" then return "connecting to " .. game.server .. " ..." end
+  return "on " .. game.server .. " as " .. tostring(net.name)
+end
 
 -- The HUD draws in a feature's update, where the frame's size is known; the UI feature
 -- (last) draws what it queued.
 local function drawHud(w, h)
   game.screenW, game.screenH = w, h -- where the text fields sit, for the IME
   if game.state == "playing" then
+    if game.leaving then return end -- the thumbnail taken after this frame shows the view alone
     local p = game.player
     UI.hud({ width = w, height = h, inventory = game.inventory, atlas = atlas, chat = game.chat,
       typing = game.typing, mode = game.inventory.gameMode .. (game.net and "  online" or "") .. (p.flying and "  flying" or ""),
-      status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)) })
+      status = ("%d, %d, %d"):format(math.floor(p.x), math.floor(p.y), math.floor(p.z)), tags = nameTags(w, h) })
   else
     UI.menu({ width = w, height = h, worlds = game.worlds or {}, selected = game.selected or 1, thumbs = game.thumbs,
-      naming = game.naming, message = game.message, server = game.net and ("multiplayer: " .. game.server .. " (M to go back)") or nil })
+      naming = game.naming, namingPlayer = game.namingPlayer, confirmDelete = game.confirmDelete,
+      playerName = game.playerName, message = game.message, server = lobbyStatus(),
+      connecting = game.net ~= nil and game.net.state == "connecting" })
   end
 end
 engine:addFeature({ name = "CraftyHUD", update = function(_, frame) drawHud(frame.width, frame.height) end },

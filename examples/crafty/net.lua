@@ -12,17 +12,43 @@ Net.PROTOCOL = 1
 Net.INTERP_DELAY = 0.1 -- seconds remote players are drawn behind their latest pose
 Net.SEND_INTERVAL = 1 / 15
 
----Connects to url (e.g. "ws://127.0.0.1:8787") as name. handlers: onWorlds(list),
----onWelcome(msg), onLost(message), onError(code, message).
-function Net.connect(url, name, playerKey, handlers)
-  local self = setmetatable({ url = url, name = name, key = playerKey, h = handlers, players = {},
-    chat = {}, sendAt = 0, state = "connecting", edits = 0 }, Net)
-  local conn, err = tycho.net.connect(url, "crafty", {
-    onOpen = function(c) c:send({ t = "hello", playerKey = playerKey, name = name, version = Net.PROTOCOL }) end,
+Net.NAME_MAX_BYTES = 24 -- the server's limit on a player name (server/modules/crafty.lua MAX_NAME)
+
+---A player name as the server takes it: trimmed, 1..NAME_MAX_BYTES bytes of UTF-8 with no
+---control characters. Returns the trimmed name, or nil and why not.
+---@param name any
+---@return string|nil name, string|nil message
+function Net.cleanName(name)
+  if type(name) ~= "string" then return nil, "a name is text" end
+  name = name:match("^%s*(.-)%s*$")
+  if name == "" then return nil, "a name needs at least one letter" end
+  if #name > Net.NAME_MAX_BYTES then return nil, "a name is at most " .. Net.NAME_MAX_BYTES .. " bytes" end
+  if not utf8.len(name) then return nil, "a name must be UTF-8" end
+  -- C0 controls and DEL, and C1 controls (U+0080..U+009F, encoded C2 80..C2 9F).
+  if name:find("[%c\127]") or name:find("\194[\128-\159]") then return nil, "a name has no control characters" end
+  return name
+end
+
+-- The handlers of the lobby (before welcome, and again after leaveWorld).
+function Net:_lobbyHandlers()
+  return {
     onMessage = function(msg) self:_lobby(msg) end,
     onClose = function(code, reason) self:_lost(("connection lost (%s): %s"):format(code, reason or "")) end,
     onError = function(message) self:_lost("cannot connect: " .. tostring(message)) end,
-  })
+  }
+end
+
+---Connects to url (e.g. "ws://127.0.0.1:8787") as name. handlers: onWorlds(list),
+---onWelcome(msg), onLost(message), onError(code, message). `state` says where it stands:
+---"connecting" until the server's first world list, "lobby" (choosing a world), "loading"
+---(a welcome's edit log arriving), "playing", "closed".
+---options go to tycho.net.connect (`timeout = 0` returns at once: a failure comes as onLost).
+function Net.connect(url, name, playerKey, handlers, options)
+  local self = setmetatable({ url = url, name = name, key = playerKey, h = handlers, players = {},
+    chat = {}, sendAt = 0, state = "connecting", edits = 0 }, Net)
+  local lobby = self:_lobbyHandlers()
+  lobby.onOpen = function(c) c:send({ t = "hello", playerKey = playerKey, name = name, version = Net.PROTOCOL }) end
+  local conn, err = tycho.net.connect(url, "crafty", lobby, options)
   if not conn then return nil, err end
   self.conn = conn
   return self
@@ -56,6 +82,10 @@ function Net:_lobby(msg)
       return
     end
     if self.h.onWelcome then self.h.onWelcome(msg) end
+  elseif msg.t == "error" and self.state == "connecting" then
+    -- hello refused (a bad name, another protocol version): this connection is over.
+    self:_lost("the server refused: " .. tostring(msg.message))
+    self.conn:close(1000, "refused")
   elseif msg.t == "error" then
     if self.h.onError then self.h.onError(msg.code, msg.message) end
   end
@@ -80,6 +110,14 @@ function Net:listWorlds() self.conn:send({ t = "list_worlds" }) end
 function Net:createWorld(name, seed, gameMode) self.conn:send({ t = "create_world", name = name, seed = seed, gameMode = gameMode }) end
 function Net:join(worldId) self.conn:send({ t = "join_world", worldId = worldId }) end
 
+---Leaves the world being played for the lobby: the server answers with the world list.
+function Net:leaveWorld()
+  if self.state == "closed" then return end
+  self.conn:send({ t = "leave_world" })
+  self.state, self.players, self.playerId, self.game, self.held, self.welcome = "lobby", {}, nil, nil, nil, nil
+  self.conn:setHandlers(self:_lobbyHandlers())
+end
+
 -- Records a pose sample of a remote player (a new one when first seen).
 function Net:_pose(m)
   if m.playerId == self.playerId then return end
@@ -87,6 +125,8 @@ function Net:_pose(m)
   if not p then
     p = { id = m.playerId, name = m.name or ("player " .. tostring(m.playerId)), samples = {} }
     self.players[m.playerId] = p
+  elseif type(m.name) == "string" then
+    p.name = m.name
   end
   local s = p.samples
   s[#s + 1] = { t = tycho.now(), x = m.x, y = m.y, z = m.z, yaw = m.yaw, pitch = m.pitch }

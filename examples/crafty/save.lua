@@ -1,7 +1,8 @@
 -- examples/crafty/save.lua: local worlds in tycho.storage: the SavedWorld record of a game
 -- (world edits, player pose, sun, mode, inventory, thumbnail), the world list for the start
 -- screen, loading by replay (regenerate from the seed, then apply the edit log), and the
--- debounced autosave (at most every 5 s while something changed, and on quit).
+-- debounced autosave (at most every 5 s while something changed, and on quit), and the
+-- game's settings (the player's name).
 --
 -- Autosaves are incremental: storage:saveMeta writes every field but the edit log and
 -- appends only the edits made since the last save, so a frame that saves pays for what
@@ -29,6 +30,30 @@ function Save.list(store)
   local ok, worlds = pcall(store.list, store)
   if not ok then return {}, tostring(worlds) end
   return worlds or {}
+end
+
+-- The game's own settings (the player's name and key) live beside the worlds, as one
+-- named blob of JSON.
+local SETTINGS_KEY = "crafty.settings"
+
+---The settings saved by saveSettings, or an empty table (none yet, no store, or unreadable).
+---@return table
+function Save.loadSettings(store)
+  if not store then return {} end
+  local ok, bytes = pcall(store.getBlob, store, SETTINGS_KEY)
+  if not ok or type(bytes) ~= "string" then return {} end
+  local decoded, settings = pcall(tycho.json.decode, bytes)
+  return decoded and type(settings) == "table" and settings or {}
+end
+
+---Writes the settings (a table of strings); true, or nil and a message.
+---@param settings table
+---@return boolean|nil ok, string|nil message
+function Save.saveSettings(store, settings)
+  if not store then return nil, "saves unavailable" end
+  local ok, done, err = pcall(store.putBlob, store, SETTINGS_KEY, tycho.json.encode(settings))
+  if not ok then return nil, tostring(done) end
+  return done, err
 end
 
 ---The SavedWorld record of a running game.

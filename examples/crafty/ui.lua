@@ -1,8 +1,9 @@
 -- examples/crafty/ui.lua: what crafty draws with tycho.ui over the frame: the HUD
--- (crosshair, hotbar with counts, chat, a status line) and the start screen (saved worlds
--- with thumbnails, most recently played first, the keys that create, continue, delete or
--- go multiplayer, and the name field of a world being made). Layout only: main.lua owns
--- the state it shows.
+-- (crosshair, hotbar with counts, chat, a status line, other players' name tags) and the
+-- start screen (saved worlds or a server's, with thumbnails, most recently played first,
+-- the keys that create, continue, delete or go multiplayer, the name field of a world being
+-- made or of the player, a removal to confirm). Layout only: main.lua owns the state it
+-- shows.
 local blocks = require("blocks")
 
 local UI = {}
@@ -25,6 +26,35 @@ local function tileUv(t)
 end
 
 local HOTBAR_SLOT = 44
+
+UI.NAME_TAG_RANGE = 48 -- blocks: players further away have no name tag
+
+---"1 edit", "2 edits": n and the word, plural unless n is 1 (`plural` when not word .. "s").
+---@param n integer
+---@param word string
+---@param plural? string
+---@return string
+function UI.count(n, word, plural)
+  return ("%d %s"):format(n, n == 1 and word or (plural or word .. "s"))
+end
+
+---Where the world point (x, y, z) falls on a w x h screen seen from the eye (ex, ey, ez)
+---turned by yaw and pitch (crafty's camera: yaw about +Y, then pitch about +X, looking down
+----Z) with a vertical field of view of fovDeg: sx, sy in pixels from the top-left, and the
+---distance along the view; nil when it is behind the eye.
+---@return number|nil sx, number|nil sy, number|nil depth
+function UI.project(ex, ey, ez, yaw, pitch, fovDeg, w, h, x, y, z)
+  local cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
+  local fx, fy, fz = -sy * cp, sp, -cy * cp -- forward (Player:look)
+  local rx, rz = cy, -sy                     -- right (level)
+  local ux, uy, uz = sy * sp, cp, cy * sp    -- up = right x forward
+  local dx, dy, dz = x - ex, y - ey, z - ez
+  local depth = dx * fx + dy * fy + dz * fz
+  if depth <= 0.05 then return nil end
+  local f = (h / 2) / math.tan(math.rad(fovDeg) / 2)
+  local px, py = (dx * rx + dz * rz) / depth, (dx * ux + dy * uy + dz * uz) / depth
+  return w / 2 + px * f, h / 2 - py * f, depth
+end
 
 ---Where the chat field sits on a w x h screen: x, y, width, height (main.lua places the
 ---IME's candidates beside it).
@@ -72,6 +102,12 @@ function UI.hud(s)
     text(10, y, s.chat[i], WHITE, 1.6)
     y = y - 20
   end
+  for _, tag in ipairs(s.tags or {}) do
+    local scale = tag.distance < 16 and 1.6 or 1.2
+    local tw, th = tycho.ui.measure(tag.name, scale)
+    tycho.ui.rect(tag.x - tw / 2 - 4, tag.y - 2, tw + 8, th + 4, { 0, 0, 0, 0.45 })
+    text(tag.x - tw / 2, tag.y, tag.name, WHITE, scale)
+  end
   if s.typing then
     local fx, fy, fw, fh = UI.chatField(w, h)
     tycho.ui.rect(fx, fy, fw, fh, { 0, 0, 0, 0.6 })
@@ -79,30 +115,72 @@ function UI.hud(s)
   end
 end
 
+-- The start screen's keys: the local saves, or a server's worlds.
+local LOCAL_KEYS = "N new creative world   S new survival world   Enter play   Delete remove   P your name   M multiplayer   Esc quit"
+local SERVER_KEYS = "N new creative world   S new survival world   Enter join   M or Esc back to your worlds"
+
+---What the start screen says where its list is empty (server: the list of a server, nil
+---for the local saves; connecting: its list has not arrived yet).
+---@param server? string
+---@param connecting? boolean
+---@return string
+function UI.emptyList(server, connecting)
+  if connecting then return "Waiting for the server's worlds ..." end
+  if server then return "No worlds on this server yet: press N or S to make one." end
+  return "No saved worlds yet: press N (creative) or S (survival) to make one."
+end
+
+---One world's line under its name: mode, seed, edits, players online, last played.
+---@param wd table a world list entry (SavedWorld without edits, or a server's summary)
+---@return string
+function UI.worldLine(wd)
+  local parts = { wd.gameMode or "?", "seed " .. tostring(wd.seed), UI.count(wd.editCount or 0, "edit") }
+  if (wd.online or 0) > 0 then parts[#parts + 1] = UI.count(wd.online, "player") .. " online" end
+  if wd.lastPlayedAt then parts[#parts + 1] = os.date("%Y-%m-%d %H:%M", wd.lastPlayedAt // 1000) end
+  return table.concat(parts, "   ")
+end
+
+-- A text field with a caret; `placeholder` (dim) shows while it is empty.
+local function field(fx, fy, fw, fh, value, placeholder)
+  tycho.ui.rect(fx, fy, fw, fh, { 0.2, 0.2, 0.25, 0.9 })
+  if value == "" then
+    if placeholder then text(fx + 8, fy + 8, placeholder, { 1, 1, 1, 0.4 }, 2) end
+    text(fx + 8, fy + 8, "_", WHITE, 2)
+  else
+    text(fx + 8, fy + 8, value .. "_", WHITE, 2)
+  end
+end
+
 ---The start screen.
----@param s {width: integer, height: integer, worlds: table[], selected: integer, thumbs: table, naming?: {gameMode: string, name: string, default: string}, message?: string, server?: string}
+---@param s {width: integer, height: integer, worlds: table[], selected: integer, thumbs: table, naming?: {gameMode: string, name: string, default: string}, namingPlayer?: {name: string}, confirmDelete?: {name: string}, playerName?: string, message?: string, server?: string, connecting?: boolean}
 function UI.menu(s)
   local w, h = s.width, s.height
   tycho.ui.rect(0, 0, w, h, { 0.08, 0.1, 0.14, 0.85 })
   text(40, 30, "crafty", { 0.6, 0.9, 0.5, 1 }, 5)
-  text(40, 90, "N new creative world   S new survival world   Enter play   Delete remove   M multiplayer   Esc quit", WHITE, 1.5)
+  if s.playerName then text(w - 40 - tycho.ui.measure("you: " .. s.playerName, 1.6), 44, "you: " .. s.playerName, WHITE, 1.6) end
+  text(40, 90, s.server and SERVER_KEYS or LOCAL_KEYS, WHITE, 1.5)
   if s.message then text(40, 115, s.message, { 1, 0.6, 0.4, 1 }, 1.5) end
+  if s.namingPlayer then
+    text(40, 150, "Your name in multiplayer   (Enter keep   Esc back)", WHITE, 1.8)
+    local fx, fy, fw, fh = UI.nameField(w, h)
+    field(fx, fy, fw, fh, s.namingPlayer.name, "player")
+    return
+  end
+  if s.confirmDelete then
+    text(40, 150, "Remove \"" .. s.confirmDelete.name .. "\" for good?", { 1, 0.75, 0.5, 1 }, 2)
+    text(40, 180, "Delete or Y removes it; any other key keeps it.", WHITE, 1.8)
+    return
+  end
   if s.naming then
     local n = s.naming
     text(40, 150, "Name the new " .. n.gameMode .. " world   (Enter create   Esc back)", WHITE, 1.8)
     local fx, fy, fw, fh = UI.nameField(w, h)
-    tycho.ui.rect(fx, fy, fw, fh, { 0.2, 0.2, 0.25, 0.9 })
-    if n.name == "" then
-      text(fx + 8, fy + 8, n.default, { 1, 1, 1, 0.4 }, 2) -- what an empty name becomes
-      text(fx + 8, fy + 8, "_", WHITE, 2)
-    else
-      text(fx + 8, fy + 8, n.name .. "_", WHITE, 2)
-    end
+    field(fx, fy, fw, fh, n.name, n.default) -- an empty name becomes the default shown
     if s.server then text(40, h - 40, s.server, { 0.8, 0.85, 0.9, 1 }, 1.4) end
     return
   end
   local y = 150
-  if #s.worlds == 0 then text(40, y, "No saved worlds yet: press N to make one.", WHITE, 2) end
+  if #s.worlds == 0 then text(40, y, UI.emptyList(s.server, s.connecting), WHITE, 2) end
   for i, wd in ipairs(s.worlds) do
     if y > h - 80 then break end
     local sel = i == s.selected
@@ -110,10 +188,8 @@ function UI.menu(s)
     local thumb = s.thumbs[wd.id]
     if thumb then tycho.ui.rect(44, y, 128, 72, WHITE, thumb)
     else tycho.ui.rect(44, y, 128, 72, { 0.3, 0.5, 0.3, 1 }) end
-    text(190, y + 6, wd.name .. (wd.online and "  (online)" or ""), WHITE, 2.2)
-    local when = wd.lastPlayedAt and os.date("%Y-%m-%d %H:%M", wd.lastPlayedAt // 1000) or ""
-    text(190, y + 36, ("%s   seed %s   %d edits   %s"):format(wd.gameMode or "?", tostring(wd.seed),
-      wd.editCount or 0, when), { 0.8, 0.85, 0.9, 1 }, 1.4)
+    text(190, y + 6, wd.name, WHITE, 2.2)
+    text(190, y + 36, UI.worldLine(wd), { 0.8, 0.85, 0.9, 1 }, 1.4)
     y = y + 88
   end
   if s.server then text(40, h - 40, s.server, { 0.8, 0.85, 0.9, 1 }, 1.4) end

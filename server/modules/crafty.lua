@@ -1,13 +1,14 @@
 -- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
 -- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
--- create_world, join_world), one Room per world loaded lazily from host.storage on its first
--- join, validated transforms (coalesced, 15 Hz), block edits (checked against the world the
--- players see: the seed's terrain from tycho.terrain, the generator the client draws, plus
--- the edit log; applied and broadcast at once), chat and inventories. Worlds and per-player
--- records (keyed by playerKey) are saved every 5 s when dirty, when a world's last player
--- leaves, and in onStop; one save that fails is logged and never stops the others. All state
--- lives in the module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members
--- and the lobby, and runs the new code at once.
+-- create_world, join_world, and leave_world back to it), one Room per world loaded lazily
+-- from host.storage on its first join, validated transforms (coalesced, 15 Hz), block edits
+-- (checked against the world the players see: the seed's terrain from tycho.terrain, the
+-- generator the client draws, plus the edit log; applied and broadcast at once), chat and
+-- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
+-- playerKey) are saved every 5 s when dirty, when a world's last player leaves, and in
+-- onStop; one save that fails is logged and never stops the others. All state lives in the
+-- module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members and the
+-- lobby, and runs the new code at once.
 local Room = require("tycho.server.room")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
@@ -22,7 +23,7 @@ local MAX_BLOCK_TYPE = 255
 local EDIT_RATE, EDIT_BURST = 20, 20 -- block edits per second per player (token bucket)
 local CHAT_RATE, CHAT_BURST = 2, 5
 local MAX_CHAT = 256
-local MAX_NAME = 32
+local MAX_NAME = 24              -- bytes of a player name, after trimming
 local MAX_WORLD_NAME = 64
 local MAX_STACKS, MAX_STACK_COUNT, HOTBAR_SLOTS = 36, 64, 9
 local GAME_MODES = { creative = true, survival = true }
@@ -298,6 +299,14 @@ function handlers.join_world(client, msg)
     z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
 end
 
+-- Back to the lobby from a world: the others see player_leave, the client gets the list.
+function handlers.leave_world(client)
+  if not client.room then return refuse(client, "not_in_world", "join a world first") end
+  leaveWorld(client)
+  M.lobby:add(client.session)
+  client.session:send(worldList())
+end
+
 local TRANSFORM_FIELDS = { "x", "y", "z", "yaw", "pitch" }
 
 function handlers.transform(client, msg)
@@ -409,6 +418,16 @@ function handlers.inventory(client, msg)
   player.inventory, player.dirty = inv, true
 end
 
+-- A player name as shown to others: trimmed, 1..MAX_NAME bytes of UTF-8, no control
+-- characters (C0, DEL, C1). Returns it, or nil.
+local function cleanName(name)
+  if type(name) ~= "string" then return nil end
+  name = name:match("^%s*(.-)%s*$")
+  if #name < 1 or #name > MAX_NAME or not utf8.len(name) then return nil end
+  if name:find("[%c\127]") or name:find("\194[\128-\159]") then return nil end
+  return name
+end
+
 local function hello(client, msg)
   if toInteger(msg.version) ~= PROTOCOL_VERSION then
     return refuse(client, "bad_version", "this server speaks crafty protocol version " .. PROTOCOL_VERSION)
@@ -416,10 +435,12 @@ local function hello(client, msg)
   if type(msg.playerKey) ~= "string" or #msg.playerKey < 1 or #msg.playerKey > 128 then
     return refuse(client, "bad_hello", "playerKey must be a string of 1..128 bytes")
   end
-  if type(msg.name) ~= "string" or #msg.name < 1 or #msg.name > MAX_NAME or not utf8.len(msg.name) then
-    return refuse(client, "bad_hello", "name must be a string of 1.." .. MAX_NAME .. " bytes")
+  local name = cleanName(msg.name)
+  if not name then
+    return refuse(client, "bad_hello", "name must be 1.." .. MAX_NAME
+      .. " bytes of UTF-8 with no control characters (spaces at either end are trimmed)")
   end
-  client.key, client.name = msg.playerKey, msg.name
+  client.key, client.name = msg.playerKey, name
   M.lobby:add(client.session)
   client.session:send(worldList())
 end

@@ -2,7 +2,10 @@
 -- replay, saves (every field, an old record, a damaged one, a newer one, the incremental
 -- autosave), survival counts, collision, the ray cast, whole runs of the game (headless and
 -- offscreen, saving through engine:onQuit), typing in the chat and a new world's name
--- through injected text, and the multiplayer flow against a real `tycho serve`.
+-- through injected text, the multiplayer flow against a real `tycho serve`, the start
+-- screen (counts in words, empty lists, removal asked first, the player's name), the lobby
+-- (what it says while connecting and after, name tags, Esc one screen back) and the
+-- thumbnail taken at the last view.
 local testing = require("tycho.testing")
 local dir = testing.here() .. "/.."
 package.path = dir .. "/?.lua;" .. package.path
@@ -563,47 +566,48 @@ describe("crafty runs", function()
   end)
 end)
 
+local input = tycho.input
+
+-- Runs crafty in-process (headless) with env over the environment.
+local function startGame(env, frames)
+  local getenv = os.getenv
+  os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
+  local ok, engine = pcall(testing.runGame, dir, frames)
+  os.getenv = getenv -- luacheck: ignore
+  assert.truthy(ok, engine)
+  return engine
+end
+
+-- One frame as `tycho run` makes it: the sample point, this frame's events, the step.
+local function frame(engine, events)
+  input.beginFrame()
+  if events then events() end
+  engine:step(1 / 60)
+end
+
+-- What a keyboard delivers for typed text: a key-down per character (Shift held for
+-- capitals and "!"), and the text only while text input is on.
+local keyOf = { [" "] = "space", ["!"] = "1", [","] = "," }
+local function typeKeys(str)
+  for _, code in utf8.codes(str) do
+    local c = utf8.char(code)
+    local key = keyOf[c] or (#c == 1 and c:lower()) or "e"
+    local shift = c ~= c:lower() or c == "!"
+    if shift then input.inject({ type = "keydown", key = "left shift" }) end
+    input.inject({ type = "keydown", key = key })
+    input.injectText(c)
+    input.inject({ type = "keyup", key = key })
+    if shift then input.inject({ type = "keyup", key = "left shift" }) end
+  end
+end
+local function press(key)
+  input.inject({ type = "keydown", key = key })
+  input.inject({ type = "keyup", key = key })
+end
+
 describe("crafty typing", function()
-  local input = tycho.input
   before_each(function() input.reset() end)
   after_each(function() input.reset() end)
-
-  -- Runs crafty in-process (headless) with env over the environment.
-  local function startGame(env, frames)
-    local getenv = os.getenv
-    os.getenv = function(k) return env[k] or getenv(k) end -- luacheck: ignore
-    local ok, engine = pcall(testing.runGame, dir, frames)
-    os.getenv = getenv -- luacheck: ignore
-    assert.truthy(ok, engine)
-    return engine
-  end
-
-  -- One frame as `tycho run` makes it: the sample point, this frame's events, the step.
-  local function frame(engine, events)
-    input.beginFrame()
-    if events then events() end
-    engine:step(1 / 60)
-  end
-
-  -- What a keyboard delivers for typed text: a key-down per character (Shift held for
-  -- capitals and "!"), and the text only while text input is on.
-  local keyOf = { [" "] = "space", ["!"] = "1", [","] = "," }
-  local function typeKeys(str)
-    for _, code in utf8.codes(str) do
-      local c = utf8.char(code)
-      local key = keyOf[c] or (#c == 1 and c:lower()) or "e"
-      local shift = c ~= c:lower() or c == "!"
-      if shift then input.inject({ type = "keydown", key = "left shift" }) end
-      input.inject({ type = "keydown", key = key })
-      input.injectText(c)
-      input.inject({ type = "keyup", key = key })
-      if shift then input.inject({ type = "keyup", key = "left shift" }) end
-    end
-  end
-  local function press(key)
-    input.inject({ type = "keydown", key = key })
-    input.inject({ type = "keyup", key = key })
-  end
 
   it("sends a chat line exactly as typed: Shift, punctuation, order, backspace on an accent", function()
     local path = tmp()
@@ -782,5 +786,315 @@ describe("crafty multiplayer", function()
       pump(function() return a.state == "closed" and b.state == "closed" end)
     end)
     H.removeTree(data)
+  end)
+end)
+
+-- The strings crafty's UI queued during one frame (tycho.ui.text, shadows counted once).
+local function drawnTexts(engine, events)
+  local texts, seen = {}, {}
+  local real = tycho.ui.text
+  tycho.ui.text = function(x, y, s, ...) -- luacheck: ignore
+    if not seen[s] then seen[s], texts[#texts + 1] = true, s end
+    return real(x, y, s, ...)
+  end
+  local ok, err = pcall(frame, engine, events)
+  tycho.ui.text = real -- luacheck: ignore
+  assert(ok, err)
+  return table.concat(texts, "\n")
+end
+
+describe("crafty start screen", function()
+  local UI = require("ui")
+  before_each(function() input.reset() end)
+  after_each(function() input.reset() end)
+
+  it("counts in words: 1 edit, 2 edits, 1 player online, nothing online when none", function()
+    assert.equals("1 edit", UI.count(1, "edit"))
+    assert.equals("0 edits", UI.count(0, "edit"))
+    assert.equals("2 edits", UI.count(2, "edit"))
+    local line = UI.worldLine({ gameMode = "creative", seed = 7, editCount = 1, online = 1 })
+    assert.truthy(line:find("1 edit", 1, true) and not line:find("1 edits", 1, true), line)
+    assert.truthy(line:find("1 player online", 1, true), line)
+    line = UI.worldLine({ gameMode = "survival", seed = 7, editCount = 3, online = 0 })
+    assert.truthy(line:find("3 edits", 1, true), line)
+    assert.is_nil(line:find("online", 1, true), "0 players is not online: " .. line)
+    assert.truthy(UI.worldLine({ seed = 1, online = 2 }):find("2 players online", 1, true))
+  end)
+
+  it("says what to do where a list is empty", function()
+    assert.truthy(UI.emptyList(nil):find("press N", 1, true))
+    assert.truthy(UI.emptyList("on ws://x"):find("No worlds on this server yet", 1, true))
+    assert.truthy(UI.emptyList("on ws://x"):find("press N", 1, true))
+    assert.is_nil(UI.emptyList("on ws://x", true):find("No worlds", 1, true), "not while the list is on its way")
+  end)
+
+  it("projects a point in the world to the screen as the camera sees it", function()
+    -- Looking down -Z from the origin: straight ahead is the centre; right is +X, up is +Y.
+    local x, y, d = UI.project(0, 0, 0, 0, 0, 70, 800, 600, 0, 0, -10)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
+    assert.near(10, d, 1e-6)
+    x, y = UI.project(0, 0, 0, 0, 0, 70, 800, 600, 1, 1, -10)
+    assert.is_true(x > 400 and y < 300)
+    -- At the edge of the vertical field of view: the top of the screen.
+    _, y = UI.project(0, 0, 0, 0, 0, 90, 800, 600, 0, 10, -10)
+    assert.near(0, y, 1e-6)
+    assert.is_nil(UI.project(0, 0, 0, 0, 0, 70, 800, 600, 0, 0, 10), "behind the eye")
+    -- Turned a quarter left (yaw pi/2 looks down -X): a point at -X is straight ahead.
+    x, y = UI.project(5, 5, 5, math.pi / 2, 0, 70, 800, 600, -5, 5, 5)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
+    -- Pitched up: a point above is ahead.
+    x, y = UI.project(0, 0, 0, 0, math.pi / 2, 70, 800, 600, 0, 10, 0)
+    assert.near(400, x, 1e-6)
+    assert.near(300, y, 1e-6)
+  end)
+
+  it("asks before removing a world: Delete or Y removes it, any other key keeps it", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2" }, 2)
+    local game = engine.crafty
+    for i = 1, 2 do
+      game.newWorld("creative", 100 + i, "Doomed " .. i)
+      game.leave()
+    end
+    assert.equals(2, #game.worlds)
+    frame(engine, function() press("delete") end)
+    assert.is_table(game.confirmDelete, "Delete asks first")
+    assert.equals(2, #game.worlds, "nothing removed yet")
+    local shown = drawnTexts(engine)
+    assert.truthy(shown:find("Delete or Y removes it", 1, true), shown)
+    frame(engine, function() press("x") end)
+    assert.is_nil(game.confirmDelete)
+    assert.equals(2, #game.worlds, "another key keeps it")
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("escape") end)
+    assert.equals(2, #game.worlds, "Esc cancels")
+    assert.is_falsy(engine.quitting, "the Esc that cancelled does not quit")
+    local first = game.worlds[1].id
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("delete") end)
+    assert.equals(1, #game.worlds, "Delete twice removes it")
+    assert.are_not.equal(first, game.worlds[1].id)
+    frame(engine, function() press("delete") end)
+    frame(engine, function() press("y") end)
+    assert.equals(0, #game.worlds, "Delete then Y removes it")
+    shown = drawnTexts(engine)
+    assert.truthy(shown:find("No saved worlds yet", 1, true), shown)
+    game.store:close()
+    removeStore(path)
+  end)
+
+  it("keeps the player's name, typed on the start screen, across runs", function()
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", USER = "login" }, 2)
+    local game = engine.crafty
+    assert.equals("login", game.playerName, "the login name until one is chosen")
+    frame(engine, function() typeKeys("p") end)
+    assert.is_table(game.namingPlayer)
+    assert.is_true(input.isTextInputActive())
+    for _ = 1, 5 do frame(engine, function() press("backspace") end) end
+    frame(engine, function() typeKeys("  Ada Ñ  ") end)
+    frame(engine, function() press("return") end)
+    assert.is_nil(game.namingPlayer)
+    assert.equals("Ada Ñ", game.playerName, "trimmed")
+    assert.truthy(drawnTexts(engine):find("you: Ada Ñ", 1, true))
+    -- A blank name is refused with a reason, and the old one stays.
+    frame(engine, function() typeKeys("p") end)
+    for _ = 1, 10 do frame(engine, function() press("backspace") end) end
+    frame(engine, function() typeKeys("   ") end)
+    frame(engine, function() press("return") end)
+    assert.equals("Ada Ñ", game.playerName)
+    assert.truthy(game.message and game.message:find("not changed", 1, true), game.message)
+    -- At most 24 bytes go in.
+    frame(engine, function() typeKeys("p") end)
+    frame(engine, function() typeKeys(string.rep("x", 40)) end)
+    assert.equals(24, #game.namingPlayer.name)
+    frame(engine, function() press("escape") end)
+    assert.equals("Ada Ñ", game.playerName, "Esc keeps the old name")
+    assert.is_falsy(engine.quitting)
+    game.store:close()
+
+    local again = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", USER = "login" }, 1)
+    assert.equals("Ada Ñ", again.crafty.playerName, "saved with the settings")
+    again.crafty.store:close()
+    removeStore(path)
+  end)
+end)
+
+describe("crafty lobby", function()
+  local Net = require("net")
+  local H = dofile(tycho.home .. "/tests/server/harness.lua")
+  before_each(function() input.reset() end)
+  after_each(function() input.reset() end)
+
+  -- Frames until cond() holds, letting the network answer between them.
+  local function frames(engine, cond, what)
+    for _ = 1, 600 do
+      if cond() then return end
+      frame(engine)
+      tycho.net.update(0.005)
+    end
+    error("timed out waiting for " .. what, 2)
+  end
+
+  it("says when a server cannot be reached, and never leaves 'connecting' up", function()
+    -- Port 9 (discard): nothing listens there on a test machine.
+    local path = tmp()
+    local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", CRAFTY_SERVER = "ws://127.0.0.1:9" }, 1)
+    local game = engine.crafty
+    frame(engine, function() press("m") end)
+    frames(engine, function() return game.net == nil end, "the failure")
+    assert.truthy(game.message and game.message:find("cannot connect", 1, true), tostring(game.message))
+    local shown = drawnTexts(engine)
+    assert.is_nil(shown:lower():find("connecting to", 1, true), shown)
+    assert.truthy(shown:find("No saved worlds yet", 1, true), "back on the local list: " .. shown)
+    game.store:close()
+    removeStore(path)
+  end)
+
+  it("lists a server's worlds, names the player, tags others, and Esc steps back one screen at a time", function()
+    local path, data = tmp(), H.tempDir()
+    H.with(tycho.home .. "/server/modules", data, function(s)
+      local url = "ws://127.0.0.1:" .. s.port
+      local engine = startGame({ CRAFTY_SAVES = path, CRAFTY_VIEW = "2", CRAFTY_SERVER = url, USER = "ada" }, 1)
+      local game = engine.crafty
+      frame(engine, function() press("m") end)
+      assert.is_table(game.net)
+      local shown = drawnTexts(engine)
+      assert.truthy(shown:find("connecting to " .. url, 1, true), shown)
+      assert.is_nil(shown:find("No worlds", 1, true), "no 'empty' while the list is on its way: " .. shown)
+      frames(engine, function() return game.net.state == "lobby" end, "the world list")
+      shown = drawnTexts(engine)
+      assert.is_nil(shown:find("connecting", 1, true), "the list is here: " .. shown)
+      assert.truthy(shown:find("on " .. url .. " as ada", 1, true), shown)
+      assert.truthy(shown:find("No worlds on this server yet", 1, true), shown)
+      assert.truthy(shown:find("Esc back", 1, true), shown)
+
+      -- A world made on the server, joined with Enter.
+      frame(engine, function() typeKeys("n") end)
+      frame(engine, function() typeKeys("Town") end)
+      frame(engine, function() press("return") end)
+      frames(engine, function() return #game.worlds == 1 end, "the new world in the list")
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("0 edits", 1, true), shown)
+      frame(engine, function() press("return") end)
+      frames(engine, function() return game.state == "playing" end, "the welcome")
+      local worldId = game.record.id
+
+      -- Bob joins and stands in front of Ada: both see the other's name.
+      local seen = {}
+      local bob = assert(Net.connect(url, " bob ", "key-bob", { onWorlds = function(w) seen.worlds = w end,
+        onWelcome = function(msg) seen.welcome = msg end }))
+      frames(engine, function() return seen.worlds end, "bob's list")
+      bob:join(worldId)
+      frames(engine, function() return seen.welcome end, "bob's welcome")
+      bob:start({ applyEdit = function() end })
+      assert.equals("ada", seen.welcome.players[1].name)
+      local p = game.player
+      p.pitch = 0
+      local dx, _, dz = p:look()
+      bob.sendAt = -1
+      local bx, bz = p.x + dx * 6, p.z + dz * 6
+      bob:sendPose({ x = bx, y = p.y, z = bz, yaw = 0, pitch = 0 })
+      frames(engine, function()
+        local other = next(game.net.players) and game.net.players[next(game.net.players)]
+        local last = other and other.samples[#other.samples]
+        return last and last.x == bx and last.z == bz and (game.avatars or {})[other.id]
+      end, "bob's avatar")
+      H.sleep(2 * Net.INTERP_DELAY) -- remote players are drawn that far behind
+      frame(engine)
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("\nbob\n", 1, true) or shown:find("^bob\n") or shown:find("\nbob$"),
+        "bob's name tag (trimmed by the server): " .. shown)
+      -- Turned away, no tag.
+      p.yaw = p.yaw + math.pi
+      shown = drawnTexts(engine)
+      assert.is_nil(shown:find("\nbob\n", 1, true), shown)
+
+      -- Esc: back to the server's list, still connected; bob sees Ada leave.
+      frame(engine, function() press("escape") end)
+      frames(engine, function() return game.state == "menu" end, "the menu")
+      assert.is_table(game.net, "still on the server")
+      frames(engine, function() return #game.worlds == 1 and game.worlds[1].online == 1 end, "the fresh list")
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("Town", 1, true), shown)
+      assert.truthy(shown:find("1 player online", 1, true), shown)
+      frames(engine, function() return next(bob.players) == nil end, "bob seeing ada leave")
+      -- Joining again works (the server let go of this player's key).
+      frame(engine, function() press("return") end)
+      frames(engine, function() return game.state == "playing" end, "the second welcome")
+      frame(engine, function() press("escape") end)
+      frames(engine, function() return game.state == "menu" and game.net and game.net.state == "lobby" end, "the list again")
+      -- Esc from the list: the local saves, disconnected; the remote world is not among them.
+      frame(engine, function() press("escape") end)
+      assert.is_nil(game.net)
+      assert.is_falsy(engine.quitting)
+      assert.equals(0, #game.worlds)
+      shown = drawnTexts(engine)
+      assert.truthy(shown:find("No saved worlds yet", 1, true), shown)
+      frame(engine, function() press("escape") end)
+      assert.is_true(engine.quitting, "Esc on the local list quits")
+      bob:close()
+      game.store:close()
+    end)
+    H.removeTree(data)
+    removeStore(path)
+  end)
+end)
+
+describe("crafty thumbnails", function()
+  it("takes a world's thumbnail from its last view, when Esc leaves it", function()
+    -- Under the offscreen driver: look at the ground, then straight up at the plain sky
+    -- and press Esc well before any timer could have taken a picture; the saved thumbnail
+    -- is that sky (few colours), not the ground of the first frames.
+    local path, script = tmp(), tmp() .. ".lua"
+    local f = assert(io.open(script, "w"))
+    f:write(([[
+      package.path = %q .. "/?.lua;" .. package.path
+      local engine = tycho.engine
+      local n = 0
+      -- Registered before crafty's hooks: the key lands in the frame crafty reads it.
+      engine:beforeFrame(function()
+        n = n + 1
+        local game = engine.crafty
+        if n == 4 then game.player.pitch = -1.5 end
+        if n == 12 then game.player.pitch = 1.55 end
+        if n == 16 then tycho.input.inject({ type = "keydown", key = "escape" }) end
+        if n == 17 then tycho.input.inject({ type = "keyup", key = "escape" }) end
+        if n == 20 then engine:quit() end
+      end)
+      dofile(%q .. "/main.lua")
+    ]]):format(dir, dir))
+    f:close()
+    local code, out = testing.shell(("SDL_VIDEODRIVER=offscreen CRAFTY_SAVES=%s CRAFTY_AUTOSTART=42 CRAFTY_VIEW=2 %s run %s "
+      .. "--no-watch --width 320 --height 180"):format(testing.quote(path), testing.quote(tycho.executable),
+      testing.quote(script)))
+    os.remove(script)
+    if out:find("running headless", 1, true) then
+      removeStore(path)
+      return pending("no GL 4.5 here: " .. out)
+    end
+    assert.equals(0, code, out)
+    local store = assert(tycho.storage.open(path))
+    local list = store:list()
+    assert.equals(1, #list, out)
+    local png = store:load(list[1].id).screenshot
+    store:close()
+    assert.is_string(png, "a thumbnail was taken on leaving")
+    local file = os.tmpname() .. ".png"
+    local out2 = assert(io.open(file, "wb"))
+    out2:write(png)
+    out2:close()
+    local img = assert(tycho.image.load(file))
+    os.remove(file)
+    assert.equals(160, img.width)
+    local seen, distinct = {}, 0
+    for i = 1, #img.pixels, 4 do
+      local k = img.pixels:sub(i, i + 2)
+      if not seen[k] then seen[k], distinct = true, distinct + 1 end
+    end
+    assert.is_true(distinct <= 8, distinct .. " colours: not the plain sky of the last view (HUD hidden)")
+    removeStore(path)
   end)
 end)

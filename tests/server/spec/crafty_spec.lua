@@ -292,6 +292,71 @@ describe("crafty", function()
     end)
   end)
 
+  it("trims player names and refuses empty, long and control-character ones", function()
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local function named(who, name) return send(who, { t = "hello", playerKey = "key-" .. who, name = name, version = 1 }) end
+        local bad = { "", "   ", string.rep("n", 25), "a\nb", "tab\there", "del\127", "c1\194\133x" }
+        local steps = { { open = "a", path = "/crafty" } }
+        for _, name in ipairs(bad) do
+          steps[#steps + 1] = named("a", name)
+          steps[#steps + 1] = recv("a")
+        end
+        -- 24 bytes (12 two-byte letters) is the most; the spaces around a name go.
+        steps[#steps + 1] = named("a", "  " .. string.rep("\195\177", 12) .. " ")
+        steps[#steps + 1] = recv("a", "world_list")
+        steps[#steps + 1] = send("a", { t = "create_world", name = "Names", seed = 3 })
+        steps[#steps + 1] = recv("a", "world_list")
+        local ev = H.client(s.port, steps)
+        local codes = errorsOf(ev, "a")
+        assert.equals(#bad, #codes)
+        for _, c in ipairs(codes) do assert.equals("bad_hello", c) end
+        assert.truthy(H.messages(ev, "a", "error")[1].message:find("1..24 bytes", 1, true))
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+
+        ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          named("a", "  Ada Lovelace  "), recv("a"), hello("b"), recv("b"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"),
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"), recv("b", "player_join"),
+        })
+        assert.equals("Ada Lovelace", H.messages(ev, "b", "player_join")[1].name)
+      end)
+    end)
+  end)
+
+  it("leaves a world for the lobby with leave_world: the others see player_leave, the list comes back", function()
+    withCrafty(function(data)
+      H.with(MODULES, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, hello("a"), recv("a"),
+          send("a", { t = "create_world", name = "Door", seed = 5 }), recv("a", "world_list"),
+        })
+        local id = H.messages(ev, "a", "world_list")[2].worlds[1].id
+        ev = H.client(s.port, {
+          { open = "a", path = "/crafty" }, { open = "b", path = "/crafty" },
+          hello("a"), recv("a"), hello("b"), recv("b"),
+          send("a", { t = "leave_world" }), recv("a"), -- in no world yet
+          send("a", { t = "join_world", worldId = id }), recv("a", "welcome"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"), recv("a", "player_join"),
+          send("b", { t = "leave_world" }), recv("b", "world_list"), recv("a", "player_leave"),
+          -- b is in the lobby again: it sees new worlds, and may join again (its key is free)
+          send("a", { t = "chat", message = "still here" }), recv("a", "chat"),
+          send("b", { t = "create_world", name = "Second", seed = 6 }), recv("b", "world_list"),
+          send("b", { t = "join_world", worldId = id }), recv("b", "welcome"),
+        })
+        assert.same({ "not_in_world" }, errorsOf(ev, "a"))
+        assert.same({}, errorsOf(ev, "b"))
+        local bLists = H.messages(ev, "b", "world_list")
+        assert.equals(3, #bLists)
+        assert.equals(1, bLists[2].worlds[1].online, "a is still in the world b left")
+        assert.equals(2, #bLists[3].worlds)
+        assert.equals(0, #H.messages(ev, "b", "chat"), "b no longer hears the world")
+        assert.equals(2, #H.messages(ev, "b", "welcome"))
+      end)
+    end)
+  end)
+
   it("keeps the world and each player's position and inventory over a graceful restart", function()
     withCrafty(function(data)
       local id
