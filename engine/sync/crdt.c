@@ -58,6 +58,7 @@ struct ty_crdt_state {
   ty_crdt_stats stats;
   uint32_t nentries; /* stored pairs, tombstones included: what desc.max_entries caps */
   uint64_t nbytes;   /* live data bytes: what desc.max_bytes caps */
+  bool capped;       /* desc has max_entries or max_bytes: uncapped states skip the checks */
   crdt_table *tables; /* in creation order: an index into it never changes */
   uint32_t ntables, tables_cap;
   uint32_t *index;    /* component id -> table: slots hold table index + 1, 0 is empty */
@@ -134,6 +135,7 @@ static void entry_set(crdt_entry *e, const uint8_t *data, uint32_t len) {
 /* Whether writing e (NULL: a new entry) to hold len live bytes (a tombstone when !live) stays
  * within desc.max_entries and desc.max_bytes. A write that does not grow always fits. */
 static bool fits(const ty_crdt_state *s, const crdt_entry *e, bool live, uint32_t len) {
+  if (!s->capped) return true;
   if (!e && s->desc.max_entries && s->nentries >= s->desc.max_entries) return false;
   uint64_t was = e && e->live ? e->len : 0, now = live ? len : 0;
   return now <= was || !s->desc.max_bytes || s->nbytes - was + now <= s->desc.max_bytes;
@@ -364,6 +366,7 @@ ty_crdt_state *ty_crdt_create(const ty_crdt_desc *desc) {
   if (desc) s->desc = *desc;
   if (!s->desc.max_message) s->desc.max_message = TY_CRDT_DEFAULT_MAX_MESSAGE;
   if (!s->desc.max_components) s->desc.max_components = TY_CRDT_DEFAULT_MAX_COMPONENTS;
+  s->capped = s->desc.max_entries || s->desc.max_bytes;
   return s;
 }
 
