@@ -62,13 +62,32 @@ static int push_status(lua_State *L, ty_lcrdt *c, ty_crdt_status st, uint32_t en
     lua_pushnil(L);
     lua_pushliteral(L, "the state holds as many component ids as maxComponents allows");
     return 2;
+  case TY_CRDT_STATE_LIMIT:
+    c->out.len = 0;
+    lua_pushnil(L);
+    lua_pushliteral(L, "the state holds as many entries/bytes as maxEntries/maxBytes allows");
+    return 2;
   }
   return 0;
 }
 
 /* ---- CrdtState ---- */
 
-/* tycho.crdt.new([{maxMessageSize=, maxComponents=, quiet=}]) -> CrdtState */
+/* Option `key` of the table at 1: an integer in lo..hi, or def when absent. */
+static lua_Integer opt_field(lua_State *L, const char *key, lua_Integer lo, lua_Integer hi, lua_Integer def) {
+  if (lua_getfield(L, 1, key) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return def;
+  }
+  int ok;
+  lua_Integer v = lua_tointegerx(L, -1, &ok);
+  if (!ok || v < lo || v > hi)
+    luaL_argerror(L, 1, lua_pushfstring(L, "'%s' must be an integer in %I..%I", key, lo, hi));
+  lua_pop(L, 1);
+  return v;
+}
+
+/* tycho.crdt.new([{maxMessageSize=, maxComponents=, maxEntries=, maxBytes=, quiet=}]) -> CrdtState */
 static int crdt_new(lua_State *L) {
   ty_crdt_desc desc = {0};
   if (!lua_isnoneornil(L, 1)) {
@@ -87,9 +106,12 @@ static int crdt_new(lua_State *L) {
         return luaL_argerror(L, 1, "'maxComponents' must be an integer in 1..4294967295");
       desc.max_components = (uint32_t)v;
     }
+    lua_pop(L, 2);
+    desc.max_entries = (uint32_t)opt_field(L, "maxEntries", 0, UINT32_MAX, 0);
+    desc.max_bytes = (uint64_t)opt_field(L, "maxBytes", 0, LUA_MAXINTEGER, 0);
     lua_getfield(L, 1, "quiet");
     desc.quiet = lua_toboolean(L, -1);
-    lua_pop(L, 3);
+    lua_pop(L, 1);
   }
   ty_lcrdt *c = lua_newuserdatauv(L, sizeof *c, 0);
   memset(c, 0, sizeof *c);
@@ -178,6 +200,12 @@ static int state_count(lua_State *L) {
   return 1;
 }
 
+/* state:bytes() -> total length of the live component data stored */
+static int state_bytes(lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)ty_crdt_bytes(check_state(L, 1)->state));
+  return 1;
+}
+
 /* state:snapshot([{dump=true}]) -> bytes */
 static int state_snapshot(lua_State *L) {
   ty_lcrdt *c = check_state(L, 1);
@@ -201,7 +229,7 @@ static void set_count(lua_State *L, const char *key, uint64_t v) {
 /* state:stats() -> {messages=, accepted=, ..., malformed=, rejected={truncated=, ...}} */
 static int state_stats(lua_State *L) {
   const ty_crdt_stats *st = ty_crdt_get_stats(check_state(L, 1)->state);
-  lua_createtable(L, 0, 10);
+  lua_createtable(L, 0, 12);
   set_count(L, "messages", st->messages);
   set_count(L, "accepted", st->accepted);
   set_count(L, "unchanged", st->unchanged);
@@ -211,6 +239,7 @@ static int state_stats(lua_State *L) {
   set_count(L, "networkIgnored", st->network_ignored);
   set_count(L, "unknownType", st->unknown_type);
   set_count(L, "componentLimit", st->component_limit);
+  set_count(L, "stateLimit", st->state_limit);
   set_count(L, "malformed", st->malformed);
   lua_createtable(L, 0, TY_CRDT_REJECT_COUNT);
   for (int i = 0; i < TY_CRDT_REJECT_COUNT; i++) set_count(L, ty_crdt_reject_name((ty_crdt_reject)i), st->rejected[i]);
@@ -347,6 +376,7 @@ void ty_open_crdt(lua_State *L) {
       {"get", state_get},
       {"isRemoved", state_is_removed},
       {"count", state_count},
+      {"bytes", state_bytes},
       {"snapshot", state_snapshot},
       {"stats", state_stats},
       {NULL, NULL},

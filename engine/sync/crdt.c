@@ -17,7 +17,7 @@ typedef struct crdt_entry {
   uint32_t len;   /* data bytes, when live */
   uint8_t used;   /* the slot holds an entry */
   uint8_t live;   /* data, not a tombstone */
-  uint8_t heap;   /* data is in u.big (capacity kept across writes), else in u.small */
+  uint8_t heap;   /* data is in u.big (at most 4x len, so caps on len bound memory), else in u.small */
   uint8_t pad_;
   union {
     uint8_t small[CRDT_INLINE];
@@ -56,6 +56,9 @@ typedef struct crdt_order {
 struct ty_crdt_state {
   ty_crdt_desc desc;
   ty_crdt_stats stats;
+  uint32_t nentries; /* stored pairs, tombstones included: what desc.max_entries caps */
+  uint64_t nbytes;   /* live data bytes: what desc.max_bytes caps */
+  bool capped;       /* desc has max_entries or max_bytes: uncapped states skip the checks */
   crdt_table *tables; /* in creation order: an index into it never changes */
   uint32_t ntables, tables_cap;
   uint32_t *index;    /* component id -> table: slots hold table index + 1, 0 is empty */
@@ -98,19 +101,18 @@ static uint32_t log2u(uint32_t x) {
 
 static const uint8_t *entry_data(const crdt_entry *e) { return e->heap ? e->u.big.ptr : e->u.small; }
 
-/* Stores data in e, reusing its buffer when the bytes fit. */
+static void entry_free(crdt_entry *e) {
+  if (e->heap) TY_FREE(e->u.big.ptr);
+  e->heap = 0;
+}
+
+/* Stores data in e, reusing its heap buffer when the bytes fit in it and fill at least a
+ * quarter of it: a steady stream of same-size writes touches no allocator, while the memory
+ * an entry holds stays within a small factor of the length that the caps count. */
 static void entry_set(crdt_entry *e, const uint8_t *data, uint32_t len) {
   uint8_t *dst;
+  if (e->heap && (len <= CRDT_INLINE || len > e->u.big.cap || len < e->u.big.cap / 4)) entry_free(e);
   if (e->heap) {
-    if (len > e->u.big.cap) {
-      uint8_t *p = TY_REALLOC(e->u.big.ptr, len);
-      if (!p) {
-        fprintf(stderr, "tycho: out of memory (%u bytes of component data)\n", len);
-        abort();
-      }
-      e->u.big.ptr = p;
-      e->u.big.cap = len;
-    }
     dst = e->u.big.ptr;
   } else if (len <= CRDT_INLINE) {
     dst = e->u.small;
@@ -130,8 +132,28 @@ static void entry_set(crdt_entry *e, const uint8_t *data, uint32_t len) {
   e->live = 1;
 }
 
-static void entry_free(crdt_entry *e) {
-  if (e->heap) TY_FREE(e->u.big.ptr);
+/* Whether writing e (NULL: a new entry) to hold len live bytes (a tombstone when !live) stays
+ * within desc.max_entries and desc.max_bytes. A write that does not grow always fits. */
+static bool fits(const ty_crdt_state *s, const crdt_entry *e, bool live, uint32_t len) {
+  if (!s->capped) return true;
+  if (!e && s->desc.max_entries && s->nentries >= s->desc.max_entries) return false;
+  uint64_t was = e && e->live ? e->len : 0, now = live ? len : 0;
+  return now <= was || !s->desc.max_bytes || s->nbytes - was + now <= s->desc.max_bytes;
+}
+
+/* entry_set, keeping the byte total. */
+static void entry_store(ty_crdt_state *s, crdt_entry *e, const uint8_t *data, uint32_t len) {
+  if (e->live) s->nbytes -= e->len;
+  entry_set(e, data, len);
+  s->nbytes += len;
+}
+
+/* Makes e a tombstone (its timestamp is the caller's), giving its data back. */
+static void entry_tombstone(ty_crdt_state *s, crdt_entry *e) {
+  if (e->live) s->nbytes -= e->len;
+  entry_free(e);
+  e->live = 0;
+  e->len = 0;
 }
 
 /* The conflict order on data: a tombstone (NULL) is below any bytes, longer bytes are above
@@ -168,11 +190,9 @@ static void table_resize(crdt_table *t, uint32_t nslots) {
   TY_FREE(old);
 }
 
-/* Returns the entry for entity, adding an empty one (used, no timestamp yet) if absent. */
-static crdt_entry *table_insert(crdt_table *t, uint32_t entity, bool *added) {
-  crdt_entry *e = table_find(t, entity);
-  *added = e == NULL;
-  if (e) return e;
+/* Adds an empty entry (used, no timestamp or data yet) for entity, which t must not hold. */
+static crdt_entry *table_add(ty_crdt_state *s, crdt_table *t, uint32_t entity) {
+  crdt_entry *e;
   if (!t->slots || (t->count + 1) * 2 > t->mask + 1) table_resize(t, t->slots ? (t->mask + 1) * 2 : CRDT_MIN_SLOTS);
   uint32_t i = hash32(entity, t->shift);
   while (t->slots[i].used) i = (i + 1) & t->mask;
@@ -181,12 +201,16 @@ static crdt_entry *table_insert(crdt_table *t, uint32_t entity, bool *added) {
   e->used = 1;
   e->entity = entity;
   t->count++;
+  s->nentries++;
   return e;
 }
 
 /* Removes e (a slot of t) by shifting later members of its probe run back, so lookups never
- * need deletion markers. */
-static void table_remove(crdt_table *t, crdt_entry *e) {
+ * need deletion markers. A table shrinks as it empties (freed at 0, halved below 1/8 full),
+ * so the slots a state keeps follow what it stores now, not the most it ever stored. */
+static void table_remove(ty_crdt_state *s, crdt_table *t, crdt_entry *e) {
+  if (e->live) s->nbytes -= e->len;
+  s->nentries--;
   entry_free(e);
   uint32_t i = (uint32_t)(e - t->slots);
   for (uint32_t j = (i + 1) & t->mask;; j = (j + 1) & t->mask) {
@@ -201,6 +225,14 @@ static void table_remove(crdt_table *t, crdt_entry *e) {
   }
   memset(&t->slots[i], 0, sizeof t->slots[i]);
   t->count--;
+  uint32_t nslots = t->mask + 1;
+  if (t->count == 0) {
+    TY_FREE(t->slots);
+    t->slots = NULL;
+    t->mask = 0;
+  } else if (t->count * 8 < nslots && nslots > CRDT_MIN_SLOTS) {
+    table_resize(t, nslots / 2);
+  }
 }
 
 static void index_put(ty_crdt_state *s, uint32_t k) {
@@ -295,7 +327,7 @@ bool ty_crdt_removed(const ty_crdt_state *s, uint32_t entity) {
 static void purge_entity(ty_crdt_state *s, uint32_t entity) {
   for (uint32_t k = 0; k < s->ntables; k++) {
     crdt_entry *e = table_find(&s->tables[k], entity);
-    if (e) table_remove(&s->tables[k], e);
+    if (e) table_remove(s, &s->tables[k], e);
   }
 }
 
@@ -334,6 +366,7 @@ ty_crdt_state *ty_crdt_create(const ty_crdt_desc *desc) {
   if (desc) s->desc = *desc;
   if (!s->desc.max_message) s->desc.max_message = TY_CRDT_DEFAULT_MAX_MESSAGE;
   if (!s->desc.max_components) s->desc.max_components = TY_CRDT_DEFAULT_MAX_COMPONENTS;
+  s->capped = s->desc.max_entries || s->desc.max_bytes;
   return s;
 }
 
@@ -356,15 +389,13 @@ void ty_crdt_destroy(ty_crdt_state *s) {
 
 const ty_crdt_stats *ty_crdt_get_stats(const ty_crdt_state *s) { return &s->stats; }
 
-uint32_t ty_crdt_count(const ty_crdt_state *s) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < s->ntables; k++) n += s->tables[k].count;
-  return n;
-}
+uint32_t ty_crdt_count(const ty_crdt_state *s) { return s->nentries; }
+
+uint64_t ty_crdt_bytes(const ty_crdt_state *s) { return s->nbytes; }
 
 /* ---- applying received messages ---- */
 
-typedef enum crdt_outcome { OUT_ACCEPTED, OUT_UNCHANGED, OUT_STALE, OUT_FULL } crdt_outcome;
+typedef enum crdt_outcome { OUT_ACCEPTED, OUT_UNCHANGED, OUT_STALE, OUT_FULL, OUT_LIMIT } crdt_outcome;
 
 static void write_state(ty_crdt_buf *out, const crdt_entry *e, uint32_t component) {
   if (e->live) ty_crdt_write_put(out, e->entity, component, e->timestamp, entry_data(e), e->len);
@@ -374,11 +405,9 @@ static void write_state(ty_crdt_buf *out, const crdt_entry *e, uint32_t componen
 /* PUT_COMPONENT (data != NULL) or DELETE_COMPONENT (data == NULL): @dcl/ecs's
  * crdtRuleForCurrentState. */
 static crdt_outcome apply_lww(ty_crdt_state *s, const ty_crdt_msg *m, const uint8_t *data, ty_crdt_buf *corrections) {
-  crdt_table *t = table_get(s, m->component);
-  if (!t) return OUT_FULL;
-  bool added;
-  crdt_entry *e = table_insert(t, m->entity, &added);
-  if (!added) {
+  crdt_table *t = table_lookup(s, m->component);
+  crdt_entry *e = t ? table_find(t, m->entity) : NULL;
+  if (e) {
     if (m->timestamp < e->timestamp) goto stale;
     if (m->timestamp == e->timestamp) {
       if (!data && !e->live) return OUT_UNCHANGED;
@@ -387,9 +416,15 @@ static crdt_outcome apply_lww(ty_crdt_state *s, const ty_crdt_msg *m, const uint
       if (c > 0) goto stale;
     }
   }
+  /* The message wins: only now may the caps refuse it, so a stale one is still corrected. */
+  if (!fits(s, e, data != NULL, m->data_len)) return OUT_LIMIT;
+  if (!e) {
+    if (!t && !(t = table_get(s, m->component))) return OUT_FULL;
+    e = table_add(s, t, m->entity);
+  }
   e->timestamp = m->timestamp;
-  if (data) entry_set(e, data, m->data_len);
-  else e->live = 0; /* the buffer stays for the next put */
+  if (data) entry_store(s, e, data, m->data_len);
+  else entry_tombstone(s, e);
   return OUT_ACCEPTED;
 stale:
   if (corrections) write_state(corrections, e, m->component);
@@ -408,7 +443,7 @@ static bool apply_delete_entity(ty_crdt_state *s, uint32_t entity) {
   for (uint32_t k = 0; k < s->ntables; k++) {
     crdt_entry *e = table_find(&s->tables[k], entity);
     if (e && e->live) {
-      e->live = 0;
+      entry_tombstone(s, e);
       if (e->timestamp != UINT32_MAX) e->timestamp++;
       changed = true;
     }
@@ -420,7 +455,8 @@ static void tally(ty_crdt_state *s, crdt_outcome o) {
   if (o == OUT_ACCEPTED) s->stats.accepted++;
   else if (o == OUT_UNCHANGED) s->stats.unchanged++;
   else if (o == OUT_STALE) s->stats.stale++;
-  else s->stats.component_limit++;
+  else if (o == OUT_FULL) s->stats.component_limit++;
+  else s->stats.state_limit++;
 }
 
 uint32_t ty_crdt_apply(ty_crdt_state *s, const void *buf, size_t len, ty_crdt_buf *corrections) {
@@ -491,9 +527,9 @@ uint32_t ty_crdt_apply(ty_crdt_state *s, const void *buf, size_t len, ty_crdt_bu
 
 /* ---- local writes ---- */
 
-/* The timestamp a local write of e uses, or false when it cannot be raised. */
-static bool next_timestamp(const crdt_entry *e, bool added, uint32_t *ts) {
-  if (added) {
+/* The timestamp a local write of e (NULL: a new entry) uses, or false when it cannot be raised. */
+static bool next_timestamp(const crdt_entry *e, uint32_t *ts) {
+  if (!e) {
     *ts = 1;
     return true;
   }
@@ -506,16 +542,19 @@ ty_crdt_status ty_crdt_put(ty_crdt_state *s, uint32_t entity, uint32_t component
                            ty_crdt_buf *out) {
   TY_ASSERT(data || len == 0);
   if (!entity_touch(s, entity)) return TY_CRDT_REMOVED;
-  crdt_table *t = table_get(s, component);
-  if (!t) return TY_CRDT_COMPONENT_LIMIT;
-  bool added;
-  crdt_entry *e = table_insert(t, entity, &added);
-  if (!added && e->live && e->len == len && (len == 0 || memcmp(entry_data(e), data, len) == 0))
+  crdt_table *t = table_lookup(s, component);
+  crdt_entry *e = t ? table_find(t, entity) : NULL;
+  if (e && e->live && e->len == len && (len == 0 || memcmp(entry_data(e), data, len) == 0))
     return TY_CRDT_UNCHANGED; /* @dcl/ecs sends nothing when the bytes equal the last sent */
   uint32_t ts;
-  if (!next_timestamp(e, added, &ts)) return TY_CRDT_CLOCK_EXHAUSTED;
+  if (!next_timestamp(e, &ts)) return TY_CRDT_CLOCK_EXHAUSTED;
+  if (!fits(s, e, true, len)) return TY_CRDT_STATE_LIMIT;
+  if (!e) {
+    if (!t && !(t = table_get(s, component))) return TY_CRDT_COMPONENT_LIMIT;
+    e = table_add(s, t, entity);
+  }
   e->timestamp = ts;
-  entry_set(e, data ? data : (const void *)"", len);
+  entry_store(s, e, data ? data : (const void *)"", len);
   if (out) ty_crdt_write_put(out, entity, component, ts, entry_data(e), len);
   return TY_CRDT_OK;
 }
@@ -526,9 +565,9 @@ ty_crdt_status ty_crdt_delete_component(ty_crdt_state *s, uint32_t entity, uint3
   crdt_entry *e = t ? table_find(t, entity) : NULL;
   if (!e || !e->live) return TY_CRDT_UNCHANGED;
   uint32_t ts;
-  if (!next_timestamp(e, false, &ts)) return TY_CRDT_CLOCK_EXHAUSTED;
+  if (!next_timestamp(e, &ts)) return TY_CRDT_CLOCK_EXHAUSTED;
   e->timestamp = ts;
-  e->live = 0;
+  entry_tombstone(s, e);
   if (out) ty_crdt_write_delete_component(out, entity, component, ts);
   return TY_CRDT_OK;
 }
@@ -543,9 +582,9 @@ ty_crdt_status ty_crdt_delete_entity(ty_crdt_state *s, uint32_t entity, ty_crdt_
   for (uint32_t k = 0; k < s->ntables; k++) {
     crdt_entry *e = table_find(&s->tables[order[k].table], entity);
     uint32_t ts;
-    if (!e || !e->live || !next_timestamp(e, false, &ts)) continue;
+    if (!e || !e->live || !next_timestamp(e, &ts)) continue;
     e->timestamp = ts;
-    e->live = 0;
+    entry_tombstone(s, e);
     changed = true;
     if (out) ty_crdt_write_delete_component(out, entity, order[k].component, ts);
   }

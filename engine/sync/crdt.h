@@ -140,6 +140,13 @@ typedef struct ty_crdt_desc {
   uint32_t max_message;    /* cap on one message's declared length; 0: TY_CRDT_DEFAULT_MAX_MESSAGE */
   uint32_t max_components; /* distinct component ids kept, so a peer cannot make the state grow
                               a table per id it invents; 0: TY_CRDT_DEFAULT_MAX_COMPONENTS */
+  /* Caps on what the state stores, so that a peer cannot make it grow without bound; 0 is
+   * unlimited (the default, as in @dcl/ecs). A message or local write that would store a new
+   * (entity, component) pair past max_entries, or grow the live data past max_bytes, is
+   * refused; writes that shrink or keep the size always go through. A capped state refuses
+   * what its peers keep, so it converges with them only while under its caps. */
+  uint32_t max_entries;    /* stored (entity, component) pairs, tombstones included */
+  uint64_t max_bytes;      /* total bytes of live component data */
   bool quiet;              /* no crdt_malformed log line when a peer sends bad bytes */
 } ty_crdt_desc;
 
@@ -154,6 +161,7 @@ typedef struct ty_crdt_stats {
   uint64_t network_ignored; /* types 5-7: need @dcl/ecs's NetworkEntity mapping */
   uint64_t unknown_type;    /* skipped by their declared length */
   uint64_t component_limit; /* for a new component id past desc.max_components: ignored */
+  uint64_t state_limit;     /* would pass desc.max_entries or desc.max_bytes: ignored */
   uint64_t malformed;       /* sum of rejected[] */
   uint64_t rejected[TY_CRDT_REJECT_COUNT];
 } ty_crdt_stats;
@@ -176,6 +184,7 @@ typedef enum ty_crdt_status {
   TY_CRDT_REMOVED,         /* the entity is deleted; nothing changed */
   TY_CRDT_CLOCK_EXHAUSTED, /* the stored timestamp is UINT32_MAX: no later write can win */
   TY_CRDT_COMPONENT_LIMIT, /* a new component id past desc.max_components */
+  TY_CRDT_STATE_LIMIT,     /* would pass desc.max_entries or desc.max_bytes; nothing changed */
 } ty_crdt_status;
 
 /* Local writes. Each uses the stored timestamp + 1 for (component, entity), changes the
@@ -198,6 +207,9 @@ bool ty_crdt_removed(const ty_crdt_state *s, uint32_t entity);
 
 /* How many (component, entity) pairs are stored, tombstones included. */
 uint32_t ty_crdt_count(const ty_crdt_state *s);
+
+/* The total length of the live component data stored (tombstones hold none). */
+uint64_t ty_crdt_bytes(const ty_crdt_state *s);
 
 enum {
   /* Write only what @dcl/ecs's dump writes (no DELETE_ENTITY for removed entities). */

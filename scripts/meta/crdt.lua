@@ -38,12 +38,15 @@
 ---@field networkIgnored integer PUT/DELETE_COMPONENT_NETWORK and DELETE_ENTITY_NETWORK messages
 ---@field unknownType integer messages of unknown type, skipped by their length
 ---@field componentLimit integer messages for a new component id past `maxComponents`, ignored
+---@field stateLimit integer winning messages that would pass `maxEntries` or `maxBytes`, ignored
 ---@field malformed integer messages refused as malformed (the sum of `rejected`)
 ---@field rejected {truncated: integer, short_length: integer, past_end: integer, too_large: integer, bad_size: integer, data_length: integer}
 
 ---@class tycho.crdt.Options
 ---@field maxMessageSize? integer largest declared message length accepted (default 1048576)
 ---@field maxComponents? integer distinct component ids kept (default 4096); messages for more are ignored
+---@field maxEntries? integer stored (entity, component) pairs, tombstones included (default 0: no cap); a new pair past it is refused
+---@field maxBytes? integer total bytes of live component data (default 0: no cap); a write that would grow past it is refused
 ---@field quiet? boolean no `crdt_malformed` line on stderr when bad bytes arrive
 
 ---Component values per (entity, component id) with Lamport timestamps, and deleted entities.
@@ -60,7 +63,8 @@ function State:apply(bytes) end
 
 ---Stores data as the component's value with the stored timestamp + 1 and returns the
 ---PUT_COMPONENT message to send; "" when data equals the stored value (nothing to send);
----nil and a message when the entity is deleted or `maxComponents` is reached.
+---nil and a message when the entity is deleted, `maxComponents` is reached, or the write
+---would add a pair past `maxEntries` or grow the data past `maxBytes`.
 ---@param entity tycho.crdt.Entity
 ---@param componentId integer
 ---@param data string
@@ -99,6 +103,11 @@ function State:isRemoved(entity) end
 ---How many (entity, component) pairs are stored, deleted components included.
 ---@return integer
 function State:count() end
+
+---The total length of the live component data stored (tombstones hold none): what
+---`maxBytes` caps.
+---@return integer
+function State:bytes() end
 
 ---Messages that rebuild the state on a fresh one: a PUT per value, a DELETE_COMPONENT per
 ---deleted component, sorted, then a DELETE_ENTITY per deleted entity. Equal states give

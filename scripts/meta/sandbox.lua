@@ -11,10 +11,13 @@
 ---@field instructionLimit? integer instructions per call (main chunk, onStart, onUpdate); default 10000000, 0: none
 ---@field memoryLimit? integer bytes for the whole scene state (at least 65536); default 64 MiB, 0: none
 ---@field timeLimit? number seconds per call, a backstop for work no count sees; default 100 ns per instruction of the budget (at least 0.25), 0: none
+---@field maxEntries? integer (entity, component) pairs the runner's State stores, tombstones included; default 50000, 0: none
+---@field maxStateBytes? integer bytes of live component data in the runner's State; default 16 MiB, 0: none
+---@field maxMessagesPerCall? integer messages one scene call (main chunk, onStart, onUpdate) may send across its crdtSendToRenderer calls; default 10000, 0: none
 ---@field log? fun(line: string) receives the scene's print lines (default: stderr)
 ---@field quiet? boolean no log lines from the runner (errors, rejections)
 
----@alias tycho.sandbox.Reason "reserved_entity"|"initial_sync"|"deleted_entity"|"malformed"|"stale"
+---@alias tycho.sandbox.Reason "reserved_entity"|"initial_sync"|"deleted_entity"|"malformed"|"stale"|"state_limit"|"message_limit"
 
 ---@class tycho.sandbox.Stats
 ---@field instructions integer the last call's instructions, in steps of 1000
@@ -27,9 +30,11 @@
 ---@field refusedAllocations integer allocations the memory cap refused
 ---@field calls integer
 ---@field errors integer errors returned by calls (limit hits included)
----@field messagesIn integer messages the scene sent
+---@field messagesIn integer messages the scene sent (those dropped past maxMessagesPerCall included)
 ---@field messagesOut integer message buffers sent back to the scene
 ---@field applied integer messages that changed the engine-side state
+---@field stateEntries integer pairs the engine-side state holds (`state:count()`)
+---@field stateBytes integer live data bytes it holds (`state:bytes()`)
 ---@field rejected table<tycho.sandbox.Reason, integer>
 ---@field stopped? string why the scene was stopped
 
@@ -125,8 +130,11 @@ function tycho.sandbox.vm(opts) end
 ---`require("tycho.sandbox")` (scripts/tycho/sandbox.lua): the Lua side of tycho.sandbox.load.
 ---@class tycho.sandboxModule
 ---The rejection reasons, in this order: "reserved_entity", "initial_sync", "deleted_entity",
----"malformed", "stale" (the keys of `stats.rejected`).
+---"malformed", "stale", "state_limit", "message_limit" (the keys of `stats.rejected`).
 ---@field REASONS tycho.sandbox.Reason[]
+---@field DEFAULT_MAX_ENTRIES integer 50000
+---@field DEFAULT_MAX_STATE_BYTES integer 16 MiB
+---@field DEFAULT_MAX_MESSAGES_PER_CALL integer 10000
 ---The SceneRunner method table: functions added to it become methods of every runner.
 ---@field Runner tycho.sandbox.SceneRunner
 local SandboxModule = {}

@@ -6,14 +6,24 @@
 -- to the State, and mirrored into GameObjects of opts.scene: every scene entity with a
 -- core::Transform (component 1) gets one, parented under the scene's root object. What the
 -- engine writes through the runner (runner:put, ...) goes back to the scene in the reply
--- to its next crdtSendToRenderer. scripts/docs/sync.md "Sandboxed scenes" has the rules.
+-- to its next crdtSendToRenderer. The State is capped (maxEntries, maxStateBytes) and so is
+-- the number of messages one scene call may send (maxMessagesPerCall), so that a hostile
+-- scene cannot make the host's memory or time grow past what its own caps allow.
+-- scripts/docs/sync.md "Sandboxed scenes" has the rules.
 local crdt = tycho.crdt
 
 local M = {}
 
 local TRANSFORM = 1
 local RESERVED = 512
-M.REASONS = { "reserved_entity", "initial_sync", "deleted_entity", "malformed", "stale" }
+M.REASONS = {
+  "reserved_entity", "initial_sync", "deleted_entity", "malformed", "stale", "state_limit", "message_limit",
+}
+
+-- Defaults for the load options that cap what the host keeps and does for one scene.
+M.DEFAULT_MAX_ENTRIES = 50000           -- stored (entity, component) pairs, tombstones included
+M.DEFAULT_MAX_STATE_BYTES = 16 << 20    -- live component data
+M.DEFAULT_MAX_MESSAGES_PER_CALL = 10000 -- across all crdtSendToRenderer calls of one scene call
 
 local Runner = {}
 M.Runner = Runner
@@ -24,6 +34,8 @@ Runner.__index = function(self, key)
     for k, v in pairs(self._vm:stats()) do s[k] = v end
     local cs = self.state:stats()
     s.applied = cs.accepted
+    s.stateEntries = self.state:count()
+    s.stateBytes = self.state:bytes()
     return s
   elseif key == "stopped" then
     return self._vm:stopped()
@@ -45,11 +57,25 @@ local function sourceOf(pathOrSource, name)
   return pathOrSource, "=" .. (name or "scene"), name or "scene"
 end
 
+-- A cap option: a non-negative integer up to max (0: no cap), default when absent.
+local function capOption(opts, key, default, max)
+  local v = opts[key]
+  if v == nil then return default end
+  if math.type(v) ~= "integer" or v < 0 or v > max then
+    error(string.format("bad argument #2 to 'load' ('%s' must be an integer in 0..%d, got %s)", key, max,
+      tostring(v)), 3)
+  end
+  return v
+end
+
 ---Loads a scene script into a new sandbox and runs its main chunk.
 ---@return table|nil runner, string|nil err
 function M.load(pathOrSource, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("bad argument #2 to 'load' (table expected)", 2) end
+  local maxEntries = capOption(opts, "maxEntries", M.DEFAULT_MAX_ENTRIES, 0xFFFFFFFF)
+  local maxStateBytes = capOption(opts, "maxStateBytes", M.DEFAULT_MAX_STATE_BYTES, math.maxinteger)
+  local maxMessages = capOption(opts, "maxMessagesPerCall", M.DEFAULT_MAX_MESSAGES_PER_CALL, math.maxinteger)
   local src, chunk, name = sourceOf(pathOrSource, opts.name)
   if not src then return nil, name end
   local rejected = {}
@@ -57,7 +83,7 @@ function M.load(pathOrSource, opts)
   local self = setmetatable({
     name = name,
     scene = opts.scene,
-    state = crdt.new({ quiet = true }),
+    state = crdt.new({ quiet = true, maxEntries = maxEntries, maxBytes = maxStateBytes }),
     quiet = opts.quiet,
     syncing = true, -- the initial synchronization phase: only the runtime writes
     started = false,
@@ -67,6 +93,8 @@ function M.load(pathOrSource, opts)
     _byNumber = {},    -- entity number -> the entity id mapped for it
     _wantParent = {},  -- scene entity id -> parent entity id not yet resolved
     _stats = { rejected = rejected, errors = 0, messagesIn = 0, messagesOut = 0 },
+    _maxMessages = maxMessages,
+    _callMessages = 0, -- messages the current scene call has sent
     _log = opts.log,
   }, Runner)
   if opts.scene then
@@ -93,6 +121,7 @@ function M.load(pathOrSource, opts)
       end,
     },
   })
+  self._callMessages = 0
   local ok, err = self._vm:load(src, chunk)
   if not ok then
     self._stats.errors = self._stats.errors + 1
@@ -117,6 +146,7 @@ end
 function Runner:start()
   if self.started then return false, "scene '" .. self.name .. "' already started" end
   self.started = true
+  self._callMessages = 0
   local ok, err = self._vm:call("onStart")
   self.syncing = false
   return finish(self, ok, err)
@@ -128,6 +158,7 @@ function Runner:update(dt)
     local ok, err = self:start()
     if not ok then return false, err end
   end
+  self._callMessages = 0
   local ok, err = self._vm:call("onUpdate", dt or 0)
   return finish(self, ok, err)
 end
@@ -157,14 +188,45 @@ function Runner:_reject(reason, entity, mtype)
   self._rejectedWhy = self._rejectedWhy or reason
 end
 
+-- Counts n refusals for one reason at once (for what the runner does not look into).
+function Runner:_rejectMany(reason, n)
+  if n <= 0 then return end
+  local r = self._stats.rejected
+  r[reason] = (r[reason] or 0) + n
+  self.lastRejection = { reason = reason }
+  self._rejectedNow = (self._rejectedNow or 0) + n
+  self._rejectedWhy = self._rejectedWhy or reason
+end
+
+-- The messages of bytes from pos on, past the scene call's message cap: counted by their
+-- framing alone (one unpack each), never copied, parsed or applied.
+function Runner:_dropRest(bytes, pos, n)
+  local dropped, unpack = 0, string.unpack
+  while pos <= n do
+    if n - pos + 1 < 8 then self:_reject("malformed") break end
+    local len = unpack("<I4", bytes, pos)
+    if len < 8 or pos + len - 1 > n then self:_reject("malformed") break end
+    dropped = dropped + 1
+    pos = pos + len
+  end
+  self._stats.messagesIn = self._stats.messagesIn + dropped
+  self:_rejectMany("message_limit", dropped)
+end
+
 function Runner:_receive(bytes)
   local accepted, touched = {}, {}
   local pos, n = 1, #bytes
+  local cap, sent = self._maxMessages, self._callMessages
   self._rejectedNow, self._rejectedWhy = 0, nil
   while pos <= n do
     if n - pos + 1 < 8 then self:_reject("malformed") break end
     local len, mtype = string.unpack("<I4I4", bytes, pos)
     if len < 8 or pos + len - 1 > n then self:_reject("malformed") break end
+    if cap > 0 and sent >= cap then
+      self:_dropRest(bytes, pos, n)
+      break
+    end
+    sent = sent + 1
     local msg = bytes:sub(pos, pos + len - 1)
     pos = pos + len
     self._stats.messagesIn = self._stats.messagesIn + 1
@@ -180,6 +242,7 @@ function Runner:_receive(bytes)
       if entity then touched[#touched + 1] = entity end
     end
   end
+  self._callMessages = sent
   if #accepted > 0 then
     local before = self.state:stats()
     local _, corrections = self.state:apply(table.concat(accepted))
@@ -188,6 +251,9 @@ function Runner:_receive(bytes)
     r.malformed = r.malformed + (after.malformed - before.malformed)
     r.stale = r.stale + (after.stale - before.stale)
     r.deleted_entity = r.deleted_entity + (after.removedEntity - before.removedEntity)
+    -- The State's caps (maxEntries, maxStateBytes, and its default maxComponents) refused these.
+    self:_rejectMany("state_limit",
+      (after.stateLimit - before.stateLimit) + (after.componentLimit - before.componentLimit))
     if corrections then self._outbox[#self._outbox + 1] = corrections end
     for i = 1, #touched do self:_sync(touched[i]) end
     self:_resolveParents()

@@ -691,6 +691,101 @@ static void test_component_limit(void) {
   ty_crdt_destroy(s);
 }
 
+/* max_entries and max_bytes: a winning message or local write that would pass them is
+ * refused and counted, writes that do not grow always pass, stale ones are still corrected,
+ * and the totals follow every add, overwrite, tombstone and purge. */
+static void test_state_limits(void) {
+  ty_crdt_state *s = ty_crdt_create(&(ty_crdt_desc){.quiet = true, .max_entries = 3, .max_bytes = 10});
+  ty_crdt_buf out = {0}, corr = {0};
+  CHECK_EQ_INT(recv_put(s, 512, 1, 1, "abcd", NULL), 1);
+  CHECK_EQ_INT(recv_del(s, 513, 1, 1, NULL), 1); /* a tombstone takes an entry, no bytes */
+  CHECK_EQ_INT(ty_crdt_put(s, 514, 1, "efgh", 4, &out), TY_CRDT_OK);
+  CHECK_EQ_INT(ty_crdt_count(s), 3);
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 8);
+  /* A fourth entry: refused, counted, nothing stored, nothing sent. */
+  CHECK_EQ_INT(recv_put(s, 515, 1, 1, "x", NULL), 0);
+  CHECK_EQ_INT(recv_del(s, 515, 2, 1, NULL), 0);
+  CHECK_EQ_INT(ty_crdt_get_stats(s)->state_limit, 2);
+  out.len = 0;
+  CHECK_EQ_INT(ty_crdt_put(s, 515, 1, "x", 1, &out), TY_CRDT_STATE_LIMIT);
+  CHECK_EQ_INT(out.len, 0);
+  CHECK(strcmp(got(s, 515, 1, NULL), "<none>") == 0);
+  CHECK_EQ_INT(ty_crdt_count(s), 3);
+  /* Growing past 10 bytes: refused; the same size or less: fine. */
+  CHECK_EQ_INT(recv_put(s, 512, 1, 2, "abcdefg", NULL), 0);
+  CHECK_EQ_INT(ty_crdt_put(s, 513, 1, "xyz", 3, &out), TY_CRDT_STATE_LIMIT);
+  CHECK_EQ_INT(recv_put(s, 512, 1, 2, "wxyz", NULL), 1);
+  CHECK_EQ_INT(recv_put(s, 512, 1, 3, "ab", NULL), 1);
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 6);
+  CHECK_EQ_INT(ty_crdt_put(s, 513, 1, "xyzw", 4, &out), TY_CRDT_OK); /* the tombstone gets data */
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 10);
+  CHECK_EQ_INT(ty_crdt_get_stats(s)->state_limit, 3);
+  /* A stale message is corrected, not refused, even when it would not fit. */
+  CHECK_EQ_INT(recv_put(s, 512, 1, 1, "longer than the cap", &corr), 0);
+  CHECK(corr.len > 0);
+  CHECK_EQ_INT(ty_crdt_get_stats(s)->stale, 1);
+  CHECK_EQ_INT(ty_crdt_get_stats(s)->state_limit, 3);
+  /* Deletes free bytes; deleting the entity frees its entries. */
+  CHECK_EQ_INT(ty_crdt_delete_component(s, 514, 1, &out), TY_CRDT_OK);
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 6);
+  CHECK_EQ_INT(ty_crdt_count(s), 3);
+  CHECK_EQ_INT(recv_del_entity(s, 514), 1);
+  CHECK_EQ_INT(ty_crdt_count(s), 2);
+  CHECK_EQ_INT(ty_crdt_delete_entity(s, 512, &out), TY_CRDT_OK);
+  CHECK_EQ_INT(ty_crdt_count(s), 1);
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 4);
+  CHECK_EQ_INT(recv_put(s, 600, 1, 1, "123456", NULL), 1);
+  CHECK_EQ_INT((int)ty_crdt_bytes(s), 10);
+  ty_crdt_buf_free(&out);
+  ty_crdt_buf_free(&corr);
+  ty_crdt_destroy(s);
+}
+
+/* The totals against a model over random puts, deletes and entity removals of values
+ * large and small (heap buffers grow, shrink and are given back), with tables that fill
+ * and empty. */
+static void test_totals_against_model(void) {
+  enum { N = 700, C = 3 };
+  ty_crdt_state *s = fresh();
+  static int len_model[N][C]; /* -1: nothing, -2: tombstone */
+  static bool gone[N];
+  static uint8_t data[600];
+  for (uint32_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)(i * 31 + 7);
+  for (int i = 0; i < N; i++)
+    for (int c = 0; c < C; c++) len_model[i][c] = -1;
+  srand(11);
+  for (int step = 0; step < 40000; step++) {
+    int i = rand() % N, c = rand() % C, op = rand() % 10;
+    if (gone[i]) continue;
+    if (op < 7) {
+      uint32_t len = (uint32_t)(rand() % 3 == 0 ? rand() % 600 : rand() % 60);
+      data[0] = (uint8_t)step; /* differ from what is stored */
+      ty_crdt_status st = ty_crdt_put(s, 512 + (uint32_t)i, 10 + (uint32_t)c, data, len, NULL);
+      CHECK(st == TY_CRDT_OK || st == TY_CRDT_UNCHANGED);
+      len_model[i][c] = (int)len;
+    } else if (op < 9) {
+      ty_crdt_delete_component(s, 512 + (uint32_t)i, 10 + (uint32_t)c, NULL);
+      if (len_model[i][c] >= 0) len_model[i][c] = -2;
+    } else if (rand() % 8 == 0) {
+      ty_crdt_delete_entity(s, 512 + (uint32_t)i, NULL);
+      gone[i] = true;
+      for (int k = 0; k < C; k++) len_model[i][k] = -1;
+    }
+    if (step % 997 == 0 || step == 39999) {
+      uint64_t total = 0;
+      uint32_t count = 0;
+      for (int a = 0; a < N; a++)
+        for (int k = 0; k < C; k++) {
+          count += len_model[a][k] != -1;
+          total += len_model[a][k] > 0 ? (uint64_t)len_model[a][k] : 0;
+        }
+      CHECK_EQ_INT(ty_crdt_count(s), count);
+      CHECK_EQ_INT((int)ty_crdt_bytes(s), (int)total);
+    }
+  }
+  ty_crdt_destroy(s);
+}
+
 /* Many component ids arriving out of order still come out sorted, and cost O(n) to add. */
 static void test_many_components_sorted(void) {
   ty_crdt_state *s = fresh();
@@ -992,6 +1087,8 @@ int main(void) {
   RUN(test_reject_names);
   RUN(test_unknown_network_and_append_are_skipped);
   RUN(test_component_limit);
+  RUN(test_state_limits);
+  RUN(test_totals_against_model);
   RUN(test_many_components_sorted);
   RUN(test_snapshot_bytes_and_round_trip);
   RUN(test_large_values_and_buffer_reuse);

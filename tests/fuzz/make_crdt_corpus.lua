@@ -41,6 +41,11 @@ local seeds = {
   too_large = string.pack("<I4I4", 0x00200000, 1) .. put(512, 1, 1, "ok"),
   bad_size = string.pack("<I4I4I4I4I4I4", 24, 2, 512, 1, 1, 0) .. string.pack("<I4I4", 8, 3)
     .. string.pack("<I4I4I4", 12, 7, 600) .. put(512, 1, 1, "ok"),
+  -- past crdt_fuzz's capped state (4 entries, 24 bytes): refused, then room made by a
+  -- shrink, a delete and a removed entity
+  limits = put(600, 1, 1, "0123456789") .. del(601, 1, 1) .. put(602, 1, 1, "abcdefghij")
+    .. put(603, 1, 1, "xyz") .. put(604, 1, 1, "new") .. put(600, 1, 2, big) .. put(600, 1, 3, "short")
+    .. del(602, 1, 2) .. put(605, 2, 1, "fits?") .. delEntity(603) .. put(606, 1, 1, "0123456789"),
   data_length = string.pack("<I4I4I4I4I4I4c3", 27, 1, 512, 1, 1, 9, "abc")
     .. string.pack("<I4I4I4I4I4I4c3", 27, 4, 512, 1, 1, 0xFFFFFFFF, "abc") .. put(512, 1, 1, "ok"),
 }

@@ -259,3 +259,156 @@ describe("CrdtState", function()
     assert.equals("CrdtState (1 entries)", tostring(state))
   end)
 end)
+
+describe("CrdtState caps (maxEntries, maxBytes)", function()
+  local function capped(entries, bytes) return crdt.new({ quiet = true, maxEntries = entries, maxBytes = bytes }) end
+  local FULL = "the state holds as many entries/bytes as maxEntries/maxBytes allows"
+
+  it("is unlimited by default and counts live bytes", function()
+    local s = quiet()
+    for i = 0, 99 do s:put(600 + i, 1, ("x"):rep(1000)) end
+    assert.equals(100, s:count())
+    assert.equals(100000, s:bytes())
+    assert.equals(0, s:stats().stateLimit)
+  end)
+
+  it("refuses a new entry past maxEntries, received or local, and counts it", function()
+    local s = capped(2)
+    assert.equals(2, (s:apply(put(600, 1, 1, "a") .. put(601, 1, 1, "b") .. put(602, 1, 1, "c"))))
+    assert.equals(nil, s:get(602, 1))
+    assert.equals(1, s:stats().stateLimit)
+    local bytes, err = s:put(603, 1, "d")
+    assert.equals(nil, bytes)
+    assert.equals(FULL, err)
+    assert.equals(2, s:count())
+    -- existing entries still take writes of any size
+    assert.equals(put(600, 1, 2, ("long"):rep(100)), s:put(600, 1, ("long"):rep(100)))
+    assert.equals(1, (s:apply(put(601, 1, 5, "bb"))))
+  end)
+
+  it("counts tombstones as entries, and deleteEntity frees them", function()
+    local s = capped(2)
+    assert.equals(2, (s:apply(delComponent(600, 1, 1) .. delComponent(601, 1, 1) .. delComponent(602, 1, 1))))
+    assert.equals(1, s:stats().stateLimit)
+    assert.equals(0, s:bytes())
+    assert.equals(nil, (s:put(602, 1, "x")))
+    assert.truthy(s:deleteEntity(600))
+    assert.equals(1, s:count())
+    assert.truthy(s:put(602, 1, "x"))
+    assert.equals(1, (s:apply(delEntity(601))))
+    assert.equals(1, s:count())
+    assert.equals(1, s:bytes())
+  end)
+
+  it("refuses growth past maxBytes but always allows shrinking or same-size updates", function()
+    local s = capped(nil, 10)
+    assert.equals(1, (s:apply(put(600, 1, 1, "0123456789"))))
+    assert.equals(10, s:bytes())
+    assert.equals(0, (s:apply(put(601, 1, 1, "x"))))       -- a new entry with bytes: over
+    assert.equals(0, (s:apply(put(600, 1, 2, "0123456789a")))) -- growing: over
+    assert.equals(2, s:stats().stateLimit)
+    assert.equals(1, (s:apply(put(600, 1, 3, "abcdefghij")))) -- same size
+    assert.equals(1, (s:apply(put(600, 1, 4, "abc"))))        -- smaller
+    assert.equals(3, s:bytes())
+    assert.equals(1, (s:apply(delComponent(601, 1, 1))))     -- a tombstone holds no bytes
+    assert.equals(put(601, 1, 2, "1234567"), s:put(601, 1, "1234567"))
+    local bytes, err = s:put(601, 1, "12345678")
+    assert.equals(nil, bytes)
+    assert.equals(FULL, err)
+    assert.equals("", s:put(601, 1, "1234567")) -- unchanged is not refused
+    assert.equals(10, s:bytes())
+    assert.truthy(s:deleteComponent(600, 1))
+    assert.equals(7, s:bytes())
+  end)
+
+  it("still corrects a stale message that would not fit", function()
+    local s = capped(1, 4)
+    s:apply(put(600, 1, 5, "mine"))
+    local n, corrections = s:apply(put(600, 1, 4, "older but longer"))
+    assert.equals(0, n)
+    assert.equals(put(600, 1, 5, "mine"), corrections)
+    assert.equals(1, s:stats().stale)
+    assert.equals(0, s:stats().stateLimit)
+  end)
+
+  it("keeps bytes() and count() exact against a reference over random writes", function()
+    local s = capped(300, 12000)
+    local ref, removed = {}, {} -- ref[entity][component] = data length, or false for a tombstone
+    local seed, refusedLocal, refusedReceived, refusedBytes = 12345, 0, 0, 0
+    local function rnd(n)
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      return (seed >> 16) % n
+    end
+    local function totals()
+      local count, bytes = 0, 0
+      for _, comps in pairs(ref) do
+        for _, len in pairs(comps) do
+          count = count + 1
+          bytes = bytes + (len or 0)
+        end
+      end
+      return count, bytes
+    end
+    for step = 1, 5000 do
+      local e, c, op = 600 + rnd(200), 1 + rnd(4), rnd(20)
+      if not removed[e] then
+        local comps = ref[e] or {}
+        if op < 12 then
+          local data = ("%d"):format(step):rep(rnd(4) == 0 and rnd(100) or rnd(5))
+          local count, bytes = totals()
+          local was = comps[c]
+          local grows = #data > (was or 0)
+          local expectFull = (was == nil and count >= 300) or (grows and bytes - (was or 0) + #data > 12000)
+          local out, err = s:put(e, c, data)
+          if expectFull then
+            refusedLocal = refusedLocal + 1
+            if was ~= nil then refusedBytes = refusedBytes + 1 end
+            assert.equals(nil, out)
+            assert.equals(FULL, err)
+          else
+            assert.truthy(out, err)
+            comps[c] = #data
+            ref[e] = comps
+          end
+        elseif op < 18 then
+          s:deleteComponent(e, c)
+          if comps[c] then comps[c] = false end
+        elseif op == 18 and rnd(8) == 0 then
+          s:deleteEntity(e)
+          ref[e], removed[e] = nil, true
+        elseif op == 19 then
+          -- a received write at a later timestamp than any local one
+          local data = ("r"):rep(rnd(60))
+          local count, bytes = totals()
+          local was = comps[c]
+          local full = (was == nil and count >= 300) or (#data > (was or 0) and bytes - (was or 0) + #data > 12000)
+          local n = s:apply(put(e, c, 100000 + step, data))
+          assert.equals(full and 0 or 1, n)
+          if full then refusedReceived = refusedReceived + 1 end
+          if not full then
+            comps[c] = #data
+            ref[e] = comps
+          end
+        end
+      end
+      if step % 50 == 0 then
+        local count, bytes = totals()
+        assert.equals(count, s:count())
+        assert.equals(bytes, s:bytes())
+        assert.is_true(s:count() <= 300 and s:bytes() <= 12000)
+      end
+    end
+    assert.equals(refusedReceived, s:stats().stateLimit)
+    assert.truthy(refusedBytes > 0)
+    assert.truthy(refusedLocal > 0)
+  end)
+
+  it("checks its options", function()
+    assert.has_error(function() crdt.new({ maxEntries = -1 }) end,
+      "bad argument #1 to 'new' ('maxEntries' must be an integer in 0..4294967295)")
+    assert.has_error(function() crdt.new({ maxEntries = 2 ^ 32 }) end, "'maxEntries' must be an integer")
+    assert.has_error(function() crdt.new({ maxBytes = 1.5 }) end, "'maxBytes' must be an integer in 0..")
+    assert.has_error(function() crdt.new({ maxBytes = "lots" }) end, "bad argument #1 to 'new'")
+    assert.equals(0, crdt.new({ maxEntries = 0, maxBytes = 0 }):bytes())
+  end)
+end)

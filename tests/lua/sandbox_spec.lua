@@ -404,3 +404,132 @@ describe("tycho.sandbox: caps", function()
     assert.equals(4, #string.rep("x", 4)) -- the host allocates as before
   end)
 end)
+
+describe("tycho.sandbox: the host's share of a scene is capped", function()
+  -- A hostile scene: 2,000 new 2 KB components every update.
+  local FLOOD = PRELUDE .. [[
+    local payload = string.rep("p", 2048)
+    local frame = 0
+    function onStart() api.crdtGetState() end
+    function onUpdate()
+      frame = frame + 1
+      local out = {}
+      for i = 1, 2000 do out[i] = put(512 + i, 3000 + frame, 1, payload) end
+      api.crdtSendToRenderer({ data = out })
+    end]]
+
+  it("keeps the runner's state within maxStateBytes under a flood of new components", function()
+    collectgarbage("collect")
+    local before = collectgarbage("count") * 1024
+    local cap = 4 << 20
+    local r = scene(FLOOD, { maxStateBytes = cap })
+    assert.is_true(r:start())
+    for _ = 1, 20 do
+      assert.is_true(r:update(0))
+      assert.is_true(r.state:bytes() <= cap)
+    end
+    local stored = cap // 2048
+    assert.equals(stored * 2048, r.state:bytes())
+    assert.equals(stored, r.state:count())
+    assert.equals(stored, r.stats.stateEntries)
+    assert.equals(r.state:bytes(), r.stats.stateBytes)
+    assert.equals(40000 - stored, r.stats.rejected.state_limit)
+    assert.equals("state_limit", r.lastRejection.reason)
+    assert.equals(40000 - stored, r.state:stats().stateLimit)
+    assert.equals(40000, r.stats.messagesIn)
+    -- the engine's own writes meet the same cap
+    local bytes, err = r:put(512, 9999, "x")
+    assert.is_nil(bytes)
+    assert.equals("the state holds as many entries/bytes as maxEntries/maxBytes allows", err)
+    collectgarbage("collect")
+    assert.is_true(collectgarbage("count") * 1024 - before < 2 * cap)
+    r:close()
+  end)
+
+  it("caps the runner's state by default (16 MiB, 50,000 entries)", function()
+    local r = scene(FLOOD)
+    for _ = 1, 20 do assert.is_true(r:update(0)) end
+    assert.equals(16 << 20, r.state:bytes())
+    assert.equals(40000 - (16 << 20) // 2048, r.stats.rejected.state_limit)
+    r:close()
+    local many = scene(PRELUDE .. [[
+      function onStart() api.crdtGetState() end
+      function onUpdate(dt)
+        local out = {}
+        for i = 1, 9000 do out[i] = put(512 + i, 3000 + math.floor(dt), 1, "") end
+        send(table.concat(out))
+      end]])
+    for k = 1, 6 do assert.is_true(many:update(k)) end
+    assert.equals(50000, many.state:count())
+    assert.equals(54000 - 50000, many.stats.rejected.state_limit)
+    many:close()
+  end)
+
+  it("counts refusals by maxEntries and mirrors only what the state kept", function()
+    local r = scene(PRELUDE .. [[
+      function onStart()
+        api.crdtGetState()
+        for i = 0, 19 do send(put(600 + i, 1, 1, tf(i))) end
+      end]], { scene = tycho.Scene.new(), maxEntries = 10 })
+    assert.is_true(r:start())
+    assert.equals(10, r.state:count())
+    assert.equals(10, r.stats.rejected.state_limit)
+    assert.truthy(r:gameObjectFor(609))
+    assert.is_nil(r:gameObjectFor(610))
+    r:close()
+  end)
+
+  it("drops the messages of one scene call past maxMessagesPerCall, counted, and applies the rest", function()
+    local r = scene(PRELUDE .. [[
+      function onStart() api.crdtGetState() end
+      function onUpdate(dt)
+        local n = math.floor(dt)
+        local out = {}
+        for i = 1, n do out[i] = put(512 + i, 2000, 1, "v") end
+        -- across several crdtSendToRenderer calls of the same onUpdate
+        send(table.concat(out, "", 1, n // 2))
+        send(table.concat(out, "", n // 2 + 1, n))
+        if n > 100 then send(put(2000, 2000, 1, "late") .. "\1\2\3") end
+      end]], { maxMessagesPerCall = 100 })
+    assert.is_true(r:start())
+    assert.is_true(r:update(150))
+    assert.equals(100, r.state:count())
+    assert.equals("v", (r.state:get(512 + 100, 2000)))
+    assert.is_nil(r.state:get(512 + 101, 2000))
+    assert.equals(51, r.stats.rejected.message_limit)
+    assert.equals(1, r.stats.rejected.malformed) -- the framing of dropped bytes is still checked
+    assert.equals("message_limit", r.lastRejection.reason)
+    assert.equals(151, r.stats.messagesIn)
+    -- each scene call has its own budget
+    assert.is_true(r:update(100))
+    assert.equals(51, r.stats.rejected.message_limit)
+    r:close()
+  end)
+
+  it("does O(1) work per message past the cap", function()
+    local r = scene(PRELUDE .. [[
+      local header = string.pack("<I4I4", 8, 0)
+      function onStart() api.crdtGetState() end
+      function onUpdate() send(string.rep(header, 200000)) end]], { maxMessagesPerCall = 10 })
+    assert.is_true(r:start())
+    local t0 = os.clock()
+    assert.is_true(r:update(0))
+    assert.equals(200000 - 10, r.stats.rejected.message_limit)
+    assert.is_true(os.clock() - t0 < 1, "took " .. (os.clock() - t0) .. " s")
+    r:close()
+  end)
+
+  it("checks the cap options", function()
+    assert.has_error(function() tycho.sandbox.load("x = 1", { maxEntries = -1 }) end,
+      "bad argument #2 to 'load' ('maxEntries' must be an integer in 0..4294967295, got -1)")
+    assert.has_error(function() tycho.sandbox.load("x = 1", { maxStateBytes = 1.5 }) end, "'maxStateBytes' must be")
+    assert.has_error(function() tycho.sandbox.load("x = 1", { maxMessagesPerCall = "many" }) end,
+      "'maxMessagesPerCall' must be")
+    local r = scene("function onUpdate() end", { maxEntries = 0, maxStateBytes = 0, maxMessagesPerCall = 0 })
+    assert.is_true(r:update(0))
+    r:close()
+    local reasons = require("tycho.sandbox").REASONS
+    assert.equals("state_limit", reasons[6])
+    assert.equals("message_limit", reasons[7])
+  end)
+end)
