@@ -16,16 +16,12 @@
  * - the scene's error objects are read only when they are strings (no __tostring call). */
 #include "lua_sandbox.h"
 
+#include "lua_fence.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* Memory a call allocates is charged as work: one step per ALLOC_BYTES_PER_STEP bytes. When
- * DEBT_NOW steps are owed, the hook is called at the running thread's next instruction
- * instead of up to a thousand later, so a few instructions that each allocate megabytes
- * (s .. s, {...} of a long list) stop as soon as they pass the budget. */
-#define ALLOC_BYTES_PER_STEP 16
-#define DEBT_NOW (1u << 16)
 /* The default time limit of a call: this many nanoseconds per instruction of its budget
  * (at least MIN_TIME_LIMIT seconds). A backstop for work the counts cannot see, such as a
  * `next` over a table emptied of a million keys; honest calls stop on the count long before. */
@@ -38,24 +34,13 @@
 #define API_BYTES_PER_STEP 4
 
 typedef struct ty_sbox {
+  ty_fence fence;      /* first: the state's extra space points at it, and so at the box */
   lua_State *S;        /* the scene's state; NULL once closed */
   char name[64];
   bool quiet;
   /* memory */
   size_t mem_used, mem_peak, mem_limit, mem_cap; /* mem_limit: the enforced cap (0 during setup) */
   uint64_t mem_refused;
-  /* instructions */
-  uint64_t instr_limit, instr_count, instr_total;
-  int instr_step;
-  size_t debt;         /* steps owed for memory the running call allocated */
-  double time_limit;   /* seconds per call; 0: none */
-  double deadline;     /* the running call stops once ty_now() passes it; 0: never */
-  bool exceeded;
-  bool timed_out;      /* the limit exceeded was the time */
-  char why[128];       /* the error a stopped call raises */
-  /* the thread running scene code: the scene's main thread, or the coroutine it resumed
-   * (anchored on the resumer's stack while it runs); NULL outside a call */
-  lua_State *cur;
   /* the host side while scene code runs (NULL otherwise) */
   lua_State *host;
   int host_idx;        /* the SandboxVM userdata on the host stack (holds the callbacks) */
@@ -70,9 +55,7 @@ typedef struct ty_lsbox {
   ty_sbox *sb;
 } ty_lsbox;
 
-static ty_sbox *sbox_of(lua_State *S) { return *(ty_sbox **)lua_getextraspace(S); }
-
-static void count_hook(lua_State *S, lua_Debug *ar);
+static ty_sbox *sbox_of(lua_State *S) { return (ty_sbox *)ty_fence_of(S); }
 
 static void *sbox_alloc(void *u, void *ptr, size_t osize, size_t nsize) {
   ty_sbox *sb = u;
@@ -90,192 +73,11 @@ static void *sbox_alloc(void *u, void *ptr, size_t osize, size_t nsize) {
   if (!p) return NULL;
   sb->mem_used = sb->mem_used - old + nsize;
   if (sb->mem_used > sb->mem_peak) sb->mem_peak = sb->mem_used;
-  if (sb->running && nsize > old) {
-    size_t before = sb->debt;
-    sb->debt += (nsize - old) / ALLOC_BYTES_PER_STEP;
-    /* lua_sethook only sets fields: it is safe here, as it is in a signal handler. */
-    if (before < DEBT_NOW && sb->debt >= DEBT_NOW && sb->cur && !sb->exceeded)
-      lua_sethook(sb->cur, count_hook, LUA_MASKCOUNT, 1);
-  }
+  if (sb->running && nsize > old) ty_fence_note_alloc(&sb->fence, nsize - old);
   return p;
 }
 
 /* ---- the instruction cap ---- */
-
-/* Adds steps, and the memory debt, to the running call's count. Returns true once the
- * call is past its budget or its time (sb->why then says which). */
-static bool over_budget(ty_sbox *sb, size_t steps) {
-  steps += sb->debt;
-  sb->debt = 0;
-  sb->instr_count += steps;
-  sb->instr_total += steps;
-  if (sb->instr_limit && sb->instr_count > sb->instr_limit) {
-    snprintf(sb->why, sizeof sb->why, "instruction limit exceeded (%llu instructions in one call)",
-             (unsigned long long)sb->instr_limit);
-  } else if (sb->deadline > 0 && ty_now() > sb->deadline) {
-    snprintf(sb->why, sizeof sb->why, "time limit exceeded (%.3g s in one call)", sb->time_limit);
-    sb->timed_out = true;
-  } else {
-    return false;
-  }
-  sb->exceeded = true;
-  return true;
-}
-
-static void count_hook(lua_State *S, lua_Debug *ar) {
-  ty_sbox *sb = sbox_of(S);
-  if (!sb->exceeded) {
-    /* Called early (memory debt) or on a thread made while it was: back to the usual step.
-     * The instructions since the last call are not known then, only that they are fewer. */
-    int step = lua_gethookcount(S);
-    if (step != sb->instr_step) lua_sethook(S, count_hook, LUA_MASKCOUNT, sb->instr_step);
-    if (!over_budget(sb, (size_t)step)) return;
-  }
-  /* From now on raise at every instruction of this thread, so a pcall in the scene
-   * cannot catch the stop and go on. */
-  lua_sethook(S, count_hook, LUA_MASKCOUNT, 1);
-  char where[160] = "";
-  if (lua_getinfo(S, "Sl", ar) && ar->currentline > 0)
-    snprintf(where, sizeof where, "%s:%d: ", ar->short_src, ar->currentline);
-  luaL_error(S, "%s%s", where, sb->why);
-}
-
-void ty_sandbox_charge(lua_State *S, size_t steps) {
-  ty_sbox *sb = sbox_of(S);
-  if (!sb->exceeded && !over_budget(sb, steps)) return;
-  lua_sethook(S, count_hook, LUA_MASKCOUNT, 1); /* as the hook does: no pcall gets past it */
-  luaL_where(S, 1); /* the scene's line that called the C function (level 0 is that function) */
-  lua_pushstring(S, sb->why);
-  lua_concat(S, 2);
-  lua_error(S);
-}
-
-static void arm_hook(ty_sbox *sb) {
-  sb->instr_step = (sb->instr_limit && sb->instr_limit < 1000) ? (int)sb->instr_limit : 1000;
-  sb->instr_count = 0;
-  sb->debt = 0;
-  sb->exceeded = sb->timed_out = false;
-  sb->why[0] = '\0';
-  sb->deadline = sb->time_limit > 0 ? ty_now() + sb->time_limit : 0;
-  sb->cur = sb->S;
-  lua_sethook(sb->S, count_hook, LUA_MASKCOUNT, sb->instr_step);
-}
-
-/* ---- catching errors, and coroutines, under the cap ---- */
-
-/* pcall and xpcall as the scene has them: the stock ones, except that an error raised
- * because the call is over its budget is not caught: it goes on up at once, and xpcall's
- * message handler is not run for it (Lua runs a handler with the hook off when the error
- * comes from the hook, so a handler that loops would never be stopped). */
-static int pcall_done(lua_State *S, int status, lua_KContext extra) {
-  if (status != LUA_OK && status != LUA_YIELD) {
-    if (sbox_of(S)->exceeded) return lua_error(S);
-    lua_pushboolean(S, 0);
-    lua_pushvalue(S, -2);
-    return 2;
-  }
-  return lua_gettop(S) - (int)extra;
-}
-
-static int sb_pcall(lua_State *S) {
-  luaL_checkany(S, 1);
-  lua_pushboolean(S, 1); /* the first result when nothing fails */
-  lua_insert(S, 1);
-  return pcall_done(S, lua_pcallk(S, lua_gettop(S) - 2, LUA_MULTRET, 0, 0, pcall_done), 0);
-}
-
-/* The message handler xpcall installs: the scene's, unless the call is over its budget. */
-static int guarded_handler(lua_State *S) {
-  if (sbox_of(S)->exceeded) return 1; /* the error object, as it is */
-  lua_pushvalue(S, lua_upvalueindex(1));
-  lua_insert(S, 1);
-  lua_call(S, lua_gettop(S) - 1, 1);
-  return 1;
-}
-
-static int sb_xpcall(lua_State *S) {
-  int n = lua_gettop(S);
-  luaL_checktype(S, 2, LUA_TFUNCTION);
-  lua_pushvalue(S, 2);
-  lua_pushcclosure(S, guarded_handler, 1);
-  lua_replace(S, 2);
-  lua_pushboolean(S, 1); /* the first result when nothing fails */
-  lua_pushvalue(S, 1);   /* the function, called with the arguments after the handler */
-  lua_rotate(S, 3, 2);
-  return pcall_done(S, lua_pcallk(S, n - 2, LUA_MULTRET, 2, 2, pcall_done), 2);
-}
-
-/* Resumes co with the top narg values of S, with co as the running thread while it runs
- * (where memory debt wakes the hook). Returns how many values it yielded or returned, moved
- * onto S, or -1 with the error on S. */
-static int resume(lua_State *S, lua_State *co, int narg) {
-  if (!lua_checkstack(co, narg)) {
-    lua_pushliteral(S, "too many arguments to resume");
-    return -1;
-  }
-  lua_xmove(S, co, narg);
-  ty_sbox *sb = sbox_of(S);
-  lua_State *outer = sb->cur;
-  sb->cur = co;
-  int nres, status = lua_resume(co, S, narg, &nres);
-  sb->cur = outer;
-  if (status != LUA_OK && status != LUA_YIELD) {
-    lua_xmove(co, S, 1);
-    return -1;
-  }
-  if (!lua_checkstack(S, nres + 1)) {
-    lua_pop(co, nres);
-    lua_pushliteral(S, "too many results to resume");
-    return -1;
-  }
-  lua_xmove(co, S, nres);
-  return nres;
-}
-
-/* coroutine.resume: a coroutine stopped by the budget stops its resumer too. */
-static int sb_resume(lua_State *S) {
-  lua_State *co = lua_tothread(S, 1);
-  luaL_argexpected(S, co, 1, "coroutine");
-  int r = resume(S, co, lua_gettop(S) - 1);
-  if (r < 0) {
-    if (sbox_of(S)->exceeded) return lua_error(S);
-    lua_pushboolean(S, 0);
-    lua_insert(S, -2);
-    return 2;
-  }
-  lua_pushboolean(S, 1);
-  lua_insert(S, -(r + 1));
-  return r + 1;
-}
-
-/* The function coroutine.wrap returns: resumes its coroutine, raising its errors (with the
- * caller's position when the error is a string, after closing a dead coroutine's pending
- * to-be-closed variables), as the stock one does. */
-static int wrapped(lua_State *S) {
-  lua_State *co = lua_tothread(S, lua_upvalueindex(1));
-  int r = resume(S, co, lua_gettop(S));
-  if (r >= 0) return r;
-  int status = lua_status(co);
-  if (status != LUA_OK && status != LUA_YIELD) {
-    status = lua_resetthread(co);
-    lua_xmove(co, S, 1);
-  }
-  if (!sbox_of(S)->exceeded && status != LUA_ERRMEM && lua_type(S, -1) == LUA_TSTRING) {
-    luaL_where(S, 1);
-    lua_insert(S, -2);
-    lua_concat(S, 2);
-  }
-  return lua_error(S);
-}
-
-static int sb_wrap(lua_State *S) {
-  luaL_checktype(S, 1, LUA_TFUNCTION);
-  lua_State *co = lua_newthread(S);
-  lua_pushvalue(S, 1);
-  lua_xmove(S, co, 1);
-  lua_pushcclosure(S, wrapped, 1);
-  return 1;
-}
 
 /* ---- what the scene sees ---- */
 
@@ -312,7 +114,7 @@ static int sb_load(lua_State *S) {
       lua_replace(S, 2);
     }
   }
-  if (lua_type(S, 1) == LUA_TSTRING) ty_sandbox_charge(S, lua_rawlen(S, 1) * LOAD_STEPS_PER_BYTE);
+  if (lua_type(S, 1) == LUA_TSTRING) ty_fence_charge(S, lua_rawlen(S, 1) * LOAD_STEPS_PER_BYTE);
   lua_pushliteral(S, "t");
   lua_replace(S, 3);
   lua_pushvalue(S, lua_upvalueindex(1));
@@ -428,7 +230,7 @@ static int sb_send(lua_State *S) {
     }
     at += n;
   }
-  ty_sandbox_charge(S, API_CALL_STEPS + messages * API_MESSAGE_STEPS + len / API_BYTES_PER_STEP);
+  ty_fence_charge(S, API_CALL_STEPS + messages * API_MESSAGE_STEPS + len / API_BYTES_PER_STEP);
 
   lua_State *H = host_callback(S, "send");
   lua_createtable(S, 0, 1);
@@ -468,14 +270,14 @@ static int sb_get_state(lua_State *S) {
   lua_createtable(S, 0, 2);
   lua_newtable(S);
   bool has = false;
-  ty_sandbox_charge(S, API_CALL_STEPS);
+  ty_fence_charge(S, API_CALL_STEPS);
   if (H) {
     host_pcall(S, H, 0, 2, what);
     has = lua_toboolean(H, -2);
     if (lua_type(H, -1) == LUA_TSTRING) {
       size_t rl;
       const char *r = lua_tolstring(H, -1, &rl);
-      ty_sandbox_charge(S, rl / API_BYTES_PER_STEP);
+      ty_fence_charge(S, rl / API_BYTES_PER_STEP);
       lua_pushlstring(S, r, rl);
       lua_rawseti(S, -2, 1);
     }
@@ -500,7 +302,7 @@ static int sb_print(lua_State *S) {
   luaL_pushresult(&b);
   size_t len;
   const char *line = lua_tolstring(S, -1, &len);
-  ty_sandbox_charge(S, API_CALL_STEPS + len / API_BYTES_PER_STEP);
+  ty_fence_charge(S, API_CALL_STEPS + len / API_BYTES_PER_STEP);
   ty_sbox *sb = sbox_of(S);
   lua_State *H = sb->host ? host_callback(S, "log") : NULL;
   if (H) {
@@ -539,16 +341,7 @@ static void open_scene_libs(lua_State *S) {
   lua_setfield(S, -2, LUA_OSLIBNAME);
   lua_pop(S, 1);
 
-  lua_pushcfunction(S, sb_pcall);
-  lua_setglobal(S, "pcall");
-  lua_pushcfunction(S, sb_xpcall);
-  lua_setglobal(S, "xpcall");
-  lua_getglobal(S, LUA_COLIBNAME);
-  lua_pushcfunction(S, sb_resume);
-  lua_setfield(S, -2, "resume");
-  lua_pushcfunction(S, sb_wrap);
-  lua_setfield(S, -2, "wrap");
-  lua_pop(S, 1);
+  ty_fence_open_guards(S);
   lua_getglobal(S, "setmetatable");
   lua_pushcclosure(S, sb_setmetatable, 1);
   lua_setglobal(S, "setmetatable");
@@ -585,11 +378,11 @@ static bool sbox_run(lua_State *H, ty_sbox *sb, int nargs) {
   sb->host_idx = 1;
   sb->running = true;
   sb->calls++;
-  arm_hook(sb);
+  ty_fence_arm(&sb->fence, S);
   int rc = lua_pcall(S, nargs, 0, base);
   sb->running = false;
   sb->host = NULL;
-  sb->cur = NULL;
+  ty_fence_disarm(&sb->fence);
   lua_settop(H, htop); /* a scene-side error may have left EngineApi's work on it */
   if (rc == LUA_OK) {
     lua_settop(S, base - 1);
@@ -602,8 +395,9 @@ static bool sbox_run(lua_State *H, ty_sbox *sb, int nargs) {
     snprintf(sb->stopped, sizeof sb->stopped, "memory limit exceeded");
   } else {
     lua_pushstring(H, msg);
-    if (sb->exceeded)
-      snprintf(sb->stopped, sizeof sb->stopped, "%s", sb->timed_out ? "time limit exceeded" : "instruction limit exceeded");
+    if (sb->fence.exceeded)
+      snprintf(sb->stopped, sizeof sb->stopped, "%s",
+               sb->fence.timed_out ? "time limit exceeded" : "instruction limit exceeded");
   }
   lua_settop(S, base - 1);
   if (!sb->quiet) {
@@ -674,15 +468,16 @@ static int vm_new(lua_State *L) {
   lua_getfield(L, 1, "quiet");
   sb->quiet = lua_toboolean(L, -1);
   lua_pop(L, 2);
-  sb->instr_limit = instr;
-  sb->time_limit = seconds;
+  sb->fence.limit = instr;
+  sb->fence.time_limit = seconds;
   sb->mem_cap = (size_t)mem;
   sb->S = lua_newstate(sbox_alloc, sb);
   if (!sb->S) return luaL_error(L, "cannot create the scene's Lua state");
-  *(ty_sbox **)lua_getextraspace(sb->S) = sb;
+  ty_fence_install(sb->S, &sb->fence);
   open_scene_libs(sb->S);
   sb->mem_limit = sb->mem_cap; /* from here on every allocation of the scene is capped */
-  arm_hook(sb);
+  ty_fence_arm(&sb->fence, sb->S);
+  ty_fence_disarm(&sb->fence);
   if (lua_getfield(L, 1, "callbacks") == LUA_TTABLE) lua_setiuservalue(L, 2, 1);
   else lua_pop(L, 1);
   return 1;
@@ -780,10 +575,10 @@ static int vm_stats(lua_State *L) {
     lua_pushinteger(L, (lua_Integer)(v));                                                                          \
     lua_setfield(L, -2, field);                                                                                    \
   } while (0)
-  SET("instructions", sb->instr_count);
-  SET("totalInstructions", sb->instr_total);
-  SET("instructionLimit", sb->instr_limit);
-  lua_pushnumber(L, sb->time_limit);
+  SET("instructions", sb->fence.count);
+  SET("totalInstructions", sb->fence.total);
+  SET("instructionLimit", sb->fence.limit);
+  lua_pushnumber(L, sb->fence.time_limit);
   lua_setfield(L, -2, "timeLimit");
   SET("memory", sb->mem_used);
   SET("peakMemory", sb->mem_peak);
@@ -816,8 +611,7 @@ static int vm_close(lua_State *L) {
   u->sb = NULL;
   if (sb->S) {
     /* Finalizers the scene left run during lua_close: stop each at its first instruction. */
-    sb->exceeded = true;
-    lua_sethook(sb->S, count_hook, LUA_MASKCOUNT, 1);
+    ty_fence_stop(sb->S);
     lua_close(sb->S);
   }
   free(sb);

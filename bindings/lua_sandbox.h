@@ -19,10 +19,6 @@ enum {
   TY_SANDBOX_DEFAULT_MEMORY = 64 << 20,       /* bytes */
 };
 
-/* Charges `steps` of C work done for the scene (pattern matching, table.move) to the running
- * call's instruction count; raises the instruction-limit error, as the hook does, once the
- * call's budget is spent. */
-void ty_sandbox_charge(lua_State *S, size_t steps);
 /* Replaces string.find, match, gmatch and gsub in the scene state S with versions that
  * charge their matcher steps (bindings/lua_sandbox_pattern.c). */
 void ty_sandbox_open_patterns(lua_State *S);

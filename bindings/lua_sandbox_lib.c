@@ -6,7 +6,7 @@
  * scripts/docs/sync.md, "What each library function costs"):
  * - stock: its work is constant, or it calls back into Lua code that the hook counts;
  * - charged: it loops in C over values or bytes its arguments choose; the count is charged
- *   to the call's budget (ty_sandbox_charge) before the stock function runs, so a call
+ *   to the call's budget (ty_fence_charge) before the stock function runs, so a call
  *   that would pass the budget raises instead of running. The arguments the charge reads
  *   are checked first, with the stock function's own checks, so honest calls and their
  *   errors read the same as in stock Lua;
@@ -15,6 +15,8 @@
  * which covers the bytes a call writes (string.rep, table.concat, string.format, ...). The
  * pattern functions are reimplemented with a step count in lua_sandbox_pattern.c. */
 #include "lua_sandbox.h"
+
+#include "lua_fence.h"
 
 #include <limits.h>
 #include <stdbool.h>
@@ -265,7 +267,7 @@ enum {
 /* A charged function: upvalue 1 the stock function, 2 the index of its cost, 3 its weight. */
 static int charged(lua_State *S) {
   size_t units = costs[lua_tointeger(S, lua_upvalueindex(2))](S);
-  if (units) ty_sandbox_charge(S, clamp((lua_Unsigned)units * (lua_Unsigned)lua_tointeger(S, lua_upvalueindex(3))));
+  if (units) ty_fence_charge(S, clamp((lua_Unsigned)units * (lua_Unsigned)lua_tointeger(S, lua_upvalueindex(3))));
   lua_pushvalue(S, lua_upvalueindex(1));
   lua_insert(S, 1);
   lua_call(S, lua_gettop(S) - 1, LUA_MULTRET);

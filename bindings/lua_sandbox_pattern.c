@@ -4,10 +4,12 @@
  * Lua's own pattern functions are C code that the instruction hook never interrupts: a
  * pattern that backtracks over a long subject (string.find(("a"):rep(3e4), ".-.-.-b")) could
  * hold the host for hours. These implement the same pattern language (Lua 5.4 manual §6.4.1)
- * and charge every matcher step to the scene's instruction count (ty_sandbox_charge), which
+ * and charge every matcher step to the scene's instruction count (ty_fence_charge), which
  * raises once the call's budget is spent. The rest of the scene's library, charged the
  * same way where its work depends on its arguments, is bindings/lua_sandbox_lib.c. */
 #include "lua_sandbox.h"
+
+#include "lua_fence.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -34,7 +36,7 @@ static void step(pm_state *ms, size_t n) {
   if (ms->pending >= CHARGE_EVERY) {
     size_t p = ms->pending;
     ms->pending = 0;
-    ty_sandbox_charge(ms->L, p);
+    ty_fence_charge(ms->L, p);
   }
 }
 
@@ -289,7 +291,7 @@ static void restart(pm_state *ms) {
 }
 
 static void settle(pm_state *ms) {
-  if (ms->pending) ty_sandbox_charge(ms->L, ms->pending);
+  if (ms->pending) ty_fence_charge(ms->L, ms->pending);
   ms->pending = 0;
 }
 

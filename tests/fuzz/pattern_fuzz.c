@@ -15,6 +15,7 @@
  *   build-fuzz/pattern_fuzz -max_total_time=120 /tmp/pattern-corpus tests/fuzz/corpus/pattern
  * Without, main() below replays files and folders given on the command line, so every
  * build (ASan included) runs the seed corpus as the ctest fuzz.pattern_fuzz. */
+#include "lua_fence.h"
 #include "lua_sandbox.h"
 
 #include <stdio.h>
@@ -27,12 +28,12 @@
 #define MAX_SUBJECT 256
 #define MAX_REPL 32
 
-/* The scene VM's ty_sandbox_charge (bindings/lua_sandbox.c) stops the scene; this one
+/* The scene VM's ty_fence_charge (bindings/lua_fence.c) stops the scene; this one
  * raises once per-input budget is spent and remembers that it did. */
 static size_t charged;
 static int spent;
 
-void ty_sandbox_charge(lua_State *S, size_t steps) {
+void ty_fence_charge(lua_State *S, size_t steps) {
   charged += steps;
   if (charged <= BUDGET) return;
   spent = 1;

@@ -1,0 +1,53 @@
+/* bindings/lua_fence.h: the budget a call into untrusted Lua code runs under.
+ *
+ * A fence counts a call's work in steps: the Lua instructions it runs (a count hook), the
+ * C work done for it (charged before it runs) and the memory it allocates; and it keeps the
+ * call's time. Past its step limit or its time the call raises "instruction limit exceeded"
+ * or "time limit exceeded", at once and then at every further instruction, and the guarded
+ * pcall, xpcall, coroutine.resume and coroutine.wrap let that error through (xpcall without
+ * running its handler, which Lua would run with the hook off), so untrusted code cannot
+ * catch its way past the fence. bindings/lua_sandbox.c runs scenes under one. */
+#ifndef TY_LUA_FENCE_H
+#define TY_LUA_FENCE_H
+
+#include "bindings.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ty_fence {
+  uint64_t limit;      /* steps per call; 0: none */
+  double time_limit;   /* seconds per call; 0: none */
+  /* the running call */
+  uint64_t count;      /* steps so far */
+  uint64_t total;      /* steps of every call */
+  int step;            /* instructions between hook calls */
+  size_t debt;         /* steps owed for memory the call allocated */
+  double deadline;     /* ty_now() past which the call stops; 0: never */
+  bool exceeded;       /* the call is past its budget: everything raises */
+  bool timed_out;      /* ... and it was the time */
+  char why[128];       /* the error it raises */
+  /* the thread running the call: the state's main thread, or the coroutine it resumed
+   * (anchored on the resumer's stack while it runs); NULL between calls */
+  lua_State *cur;
+} ty_fence;
+
+/* Puts f in S's extra space, where every thread made from S finds it. */
+void ty_fence_install(lua_State *S, ty_fence *f);
+ty_fence *ty_fence_of(lua_State *S);
+/* Replaces pcall, xpcall, coroutine.resume and coroutine.wrap in S with guarded ones. */
+void ty_fence_open_guards(lua_State *S);
+
+/* The start of a call on S (the main thread): zeroes the count, sets the deadline and the
+ * hook. ty_fence_disarm marks its end. */
+void ty_fence_arm(ty_fence *f, lua_State *S);
+void ty_fence_disarm(ty_fence *f);
+/* Charges `steps` of C work done for the running call; raises the fence's error, as the hook
+ * does, once the call is past its budget. */
+void ty_fence_charge(lua_State *S, size_t steps);
+/* For the state's allocator, during a call: `grown` more bytes were allocated. */
+void ty_fence_note_alloc(ty_fence *f, size_t grown);
+/* Makes S raise at its first instruction (finalizers run at lua_close). */
+void ty_fence_stop(lua_State *S);
+
+#endif
