@@ -395,7 +395,10 @@ static int sp_gmatch(lua_State *L) {
   return 1;
 }
 
-static void add_replacement(pm_state *ms, luaL_Buffer *b, const char *s, const char *e, int tr) {
+/* Adds the replacement of the match s..e to b. Returns whether it differs from the match's
+ * text as given: a table or function value of nil or false keeps the original, which does not
+ * count as a change (gsub then returns the subject itself, as stock Lua does). */
+static int add_replacement(pm_state *ms, luaL_Buffer *b, const char *s, const char *e, int tr) {
   lua_State *L = ms->L;
   if (tr == LUA_TSTRING || tr == LUA_TNUMBER) {
     size_t l;
@@ -414,7 +417,7 @@ static void add_replacement(pm_state *ms, luaL_Buffer *b, const char *s, const c
         luaL_addvalue(b); /* converts a position capture's integer as stock Lua does */
       } else luaL_error(L, "invalid use of '%c' in replacement string", '%');
     }
-    return;
+    return 1;
   }
   if (tr == LUA_TFUNCTION) {
     lua_pushvalue(L, 3);
@@ -427,11 +430,11 @@ static void add_replacement(pm_state *ms, luaL_Buffer *b, const char *s, const c
   if (!lua_toboolean(L, -1)) { /* nil or false: keep the original text */
     lua_pop(L, 1);
     luaL_addlstring(b, s, (size_t)(e - s));
-  } else if (!lua_isstring(L, -1)) {
-    luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
-  } else {
-    luaL_addvalue(b);
+    return 0;
   }
+  if (!lua_isstring(L, -1)) luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
+  luaL_addvalue(b);
+  return 1;
 }
 
 static int sp_gsub(lua_State *L) {
@@ -457,9 +460,8 @@ static int sp_gsub(lua_State *L) {
     if (e && e != lastmatch) {
       n++;
       settle(&ms); /* a replacement function runs under the hook itself */
-      add_replacement(&ms, &b, src, e, tr);
+      changed |= add_replacement(&ms, &b, src, e, tr);
       src = lastmatch = e;
-      changed = 1;
     } else if (src < ms.src_end) {
       luaL_addchar(&b, *src++);
     } else {

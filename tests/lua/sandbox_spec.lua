@@ -705,7 +705,21 @@ do
       assert.matches("limit exceeded", err)
     end)
 
-    it("honest library calls give what stock Lua gives", function()
+    it("gsub that substitutes nothing returns the subject itself, as stock Lua does", function()
+    local r = scene([[function onUpdate()
+      local s = ("long enough not to be interned "):rep(3)
+      local same = function(t) return string.format("%p", t) == string.format("%p", s) end
+      assert(same((s:gsub("x", {}))), "a table giving nothing")
+      assert(same((s:gsub(".", function() end))), "a function giving nothing")
+      assert(same((s:gsub("zzz", "y"))), "no match")
+      assert(not same((s:gsub("l", "l"))), "a string replacement counts as a change")
+    end]])
+    local ok, err = r:update(0)
+    assert.is_true(ok, err)
+    r:close()
+  end)
+
+  it("honest library calls give what stock Lua gives", function()
       local calls = {
         "string.byte('hello', 2, 4)", "string.byte('hello', -2)", "string.char(104, 105)",
         "table.concat({1, 2, 3}, ',')", "table.concat({1, 2, 3}, ',', 2, 3)", "table.unpack({1, 2, 3}, 2)",
