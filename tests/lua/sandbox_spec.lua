@@ -705,7 +705,17 @@ do
       assert.matches("limit exceeded", err)
     end)
 
-    it("gsub that substitutes nothing returns the subject itself, as stock Lua does", function()
+    it("runs Lua 5.4.4's own pattern-matching tests (testes/pm.lua) to their final OK", function()
+    local lines = {}
+    local r, err = tycho.sandbox.load(FIX .. "pm.lua", { quiet = true, instructionLimit = 0,
+      log = function(line) lines[#lines + 1] = line end })
+    assert.truthy(r, err)
+    r:close()
+    assert.equals("testing pattern matching", lines[1])
+    assert.equals("OK", lines[#lines])
+  end)
+
+  it("gsub that substitutes nothing returns the subject itself, as stock Lua does", function()
     local r = scene([[function onUpdate()
       local s = ("long enough not to be interned "):rep(3)
       local same = function(t) return string.format("%p", t) == string.format("%p", s) end
