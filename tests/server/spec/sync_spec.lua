@@ -54,6 +54,20 @@ local function join(server, room, opts)
   return c
 end
 
+-- Sends a frame, waiting while the connection's own send queue is full.
+local function sendPaced(c, bytes)
+  for _ = 1, 1000 do
+    local ok, err = c.conn:sendBinary(bytes)
+    if ok then
+      net.update(0.001)
+      return
+    end
+    assert(err == "send queue full", err)
+    net.update(0.01)
+  end
+  error("the send queue never drained")
+end
+
 local function lastJson(c, t)
   for i = #c.json, 1, -1 do
     if c.json[i].t == t then return c.json[i] end
@@ -224,9 +238,8 @@ describe("server/modules/sync.lua", function()
         local e = crdt.entity(w.joined.first + k)
         batch[#batch + 1] = w.state:put(e, 2048, string.pack("<I4", e) .. string.rep("x", 3996))
         if #batch == perFrame or k == BLOCK_SIZE - 1 then
-          assert(w.conn:sendBinary(table.concat(batch)))
+          sendPaced(w, table.concat(batch))
           batch = {}
-          net.update(0.002)
         end
       end
     end
@@ -321,5 +334,124 @@ describe("server/modules/sync.lua hot reload", function()
     assert.is_true(ok, tostring(err) .. "\n" .. log)
     assert.equals(0, code, log)
     assert.is_nil(log:find("1011", 1, true), log)
+  end)
+end)
+
+describe("server/modules/sync.lua limits", function()
+  local data, server
+  local function startLimited(env, ...)
+    server = H.startWith({ modules = MODULES, data = data, env = env, args = { ... } })
+    return server
+  end
+  before_each(function() data = H.tempDir() end)
+  after_each(function()
+    if server then
+      local code, log = stopServer(server)
+      server = nil
+      assert.equals(0, code, log)
+    end
+    H.removeTree(data)
+  end)
+
+  local function errors(c, code)
+    local out = {}
+    for _, m in ipairs(c.json) do
+      if m.t == "error" and m.code == code then out[#out + 1] = m end
+    end
+    return out
+  end
+
+  local function closeAll(list)
+    for _, c in ipairs(list) do c.conn:close() end
+    pump(function()
+      for _, c in ipairs(list) do if not c.closed then return false end end
+      return true
+    end, "closes")
+  end
+
+  it("refuses writes past a room's byte cap with state_full; other rooms, saves and restarts are unharmed", function()
+    -- A room capped at 1 MiB in a module held to 6 MiB of memory: without the cap, 10 MiB of
+    -- writes make a snapshot the save cannot build inside the fence, and the whole module
+    -- (every room) stops.
+    local env = { TYCHO_SYNC_MAX_BYTES = tostring(1 << 20), TYCHO_SYNC_BYTES_PER_SECOND = tostring(64 << 20) }
+    startLimited(env, "--max-memory", "6M")
+    local a = join(server, "full")
+    local watcher = join(server, "full")
+    local calm, calm2 = join(server, "calm"), join(server, "calm")
+    local batch = {}
+    for k = 0, 10 * (1 << 20) // 4024 do
+      local e = crdt.entity(a.joined.first + k % BLOCK_SIZE)
+      batch[#batch + 1] = a.state:put(e, 2048 + k // BLOCK_SIZE, string.rep("y", 4000))
+      if #batch == 13 then -- 13 messages a frame, under the host's 64 KiB frame limit
+        sendPaced(a, table.concat(batch))
+        batch = {}
+      end
+    end
+    if #batch > 0 then sendPaced(a, table.concat(batch)) end
+    local s
+    pump(function()
+      s = stats(a)
+      return #errors(a, "state_full") > 0 and s.room.stateLimit > 0 and a.state:bytes() > 9 * (1 << 20)
+        and s.relayed > 0 and not a.closed
+    end, "state_full refusals", 30)
+    assert.is_true(s.bytes <= 1 << 20, "room bytes " .. s.bytes)
+    assert.equals(1 << 20, s.limits.maxBytes)
+    assert.is_true(s.room.rejected.state_full >= 1)
+    assert.equals(#errors(a, "state_full"), s.room.rejected.state_full)
+    local refused = 0
+    for _, err in ipairs(errors(a, "state_full")) do refused = refused + err.refused end
+    assert.equals(s.room.stateLimit, refused)
+    assert.matches("room full is full", errors(a, "state_full")[1].message)
+    -- the watcher got what the room took, not what it refused
+    pump(function() return watcher.state:count() == s.entities end, "the watcher to hold the room's state")
+    assert.is_true(watcher.state:bytes() <= 1 << 20)
+    -- the other room is untouched
+    local ec = crdt.entity(calm.joined.first)
+    put(calm, ec, 5)
+    pump(function() return positionX(calm2.state, ec) == 5 end, "a relay in another room")
+    assert.is_nil(next(errors(calm, "state_full")))
+    -- a joiner gets what the room holds
+    local late = join(server, "full")
+    assert.equals(watcher.state:snapshot(), late.state:snapshot())
+    local expected = late.state:snapshot()
+    H.sleep(2.5) -- a periodic save ran
+    for _, c in ipairs({ a, watcher, calm, calm2, late }) do assert.is_nil(c.closed) end
+    closeAll({ a, watcher, calm, calm2, late })
+    local code, log = stopServer(server)
+    server = nil
+    assert.equals(0, code, log)
+    assert.is_nil(log:find("server_module_stopped", 1, true), log)
+    assert.matches("sync_rejected state_full", log)
+
+    startLimited(env, "--max-memory", "6M")
+    local again = join(server, "full")
+    assert.equals(expected, again.state:snapshot())
+    local ca = join(server, "calm")
+    assert.equals(5, positionX(ca.state, ec))
+    closeAll({ again, ca })
+  end)
+
+  it("refuses frames past a client's write rate with rate_limited, whole", function()
+    startLimited({ TYCHO_SYNC_MESSAGES_PER_SECOND = "20" })
+    local a, other = join(server, "busy"), join(server, "busy")
+    local sent = 200
+    for k = 0, sent - 1 do put(a, crdt.entity(a.joined.first + k), k) end
+    local s
+    pump(function()
+      s = stats(a)
+      return #errors(a, "rate_limited") + s.entities == sent
+    end, "every frame answered")
+    local limited = #errors(a, "rate_limited")
+    assert.is_true(limited >= 50, "refused " .. limited)
+    assert.equals(limited, s.room.rejected.rate_limited)
+    assert.matches("at most 20 messages", errors(a, "rate_limited")[1].message)
+    pump(function() return other.state:count() == s.entities end, "the relays of the frames taken")
+    -- the bucket fills again
+    H.sleep(1)
+    local e = crdt.entity(a.joined.first + 250)
+    put(a, e, 1)
+    pump(function() return positionX(other.state, e) == 1 end, "a write after a pause")
+    assert.is_nil(a.closed)
+    closeAll({ a, other })
   end)
 end)
