@@ -202,9 +202,10 @@ local function releaseFeed(feed)
   feed.done = true
 end
 
--- Sends the feed's next frame (taking its snapshot first, when the budget allows); true when
--- the feed is finished.
-local function feedStep(feed)
+-- Sends the feed's next frame (taking its snapshot first, when the budget allows and no
+-- earlier feed is waiting: `wait`); true when the feed is finished, false and whether it is
+-- waiting otherwise.
+local function feedStep(feed, wait)
   local session, room = feed.session, feed.room
   if feed.done or not session.open or room.members[session.id] ~= session then
     releaseFeed(feed)
@@ -212,7 +213,8 @@ local function feedStep(feed)
   end
   if not feed.bytes then
     local estimate = room.state:bytes() + 24 * room.state:count()
-    if M.feedBytes > 0 and M.feedBytes + estimate > FEED_BUDGET then return false end
+    feed.waiting = wait or (M.feedBytes > 0 and M.feedBytes + estimate > FEED_BUDGET)
+    if feed.waiting then return false, true end
     feed.bytes = room.state:count() > 0 and room.state:snapshot() or ""
     feed.pos, feed.frames = 1, 0
     M.feedBytes = M.feedBytes + #feed.bytes
@@ -231,11 +233,14 @@ local function feedStep(feed)
   return false
 end
 
--- One frame to every joiner whose feed is running; those waiting for the budget start in turn.
+-- One frame to every joiner whose feed is running; those waiting for the budget start in
+-- join order, so a large snapshot is never passed over for ever by smaller ones.
 function M.feedAll()
-  local feeds, keep = M.feeds, {}
-  for _, feed in ipairs(feeds) do
-    if not feedStep(feed) then keep[#keep + 1] = feed end
+  local keep, wait = {}, false
+  for _, feed in ipairs(M.feeds) do
+    local done, waiting = feedStep(feed, wait)
+    if not done then keep[#keep + 1] = feed end
+    wait = wait or waiting
   end
   M.feeds = keep
 end
@@ -283,7 +288,8 @@ function M.onConnect(session)
   -- The snapshot follows in frames (feedStep); a small one goes at once, within this call.
   local feed = { session = session, room = room }
   session.feed = feed
-  if not feedStep(feed) then M.feeds[#M.feeds + 1] = feed end
+  local last = M.feeds[#M.feeds]
+  if not feedStep(feed, last and last.waiting) then M.feeds[#M.feeds + 1] = feed end
   return {
     onMessage = function(msg) M.onMessage(session, room, msg) end,
     onClose = function() M.onClose(session, room) end,

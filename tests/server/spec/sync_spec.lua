@@ -254,8 +254,8 @@ describe("server/modules/sync.lua", function()
     assert.is_true(#expected > 3 * 1000 * 1000)
     assert.equals(total, stats(writers[1]).entities)
 
-    local function joinBig(count)
-      local c = join(server, "big", { early = true })
+    local function joinBig(count, c)
+      c = c or join(server, "big", { early = true })
       pump(function() return c.synced or c.closed or c.failed end, "the whole snapshot", 20)
       assert.is_nil(c.closed, "the joiner was dropped: " .. tostring(c.closed) .. " " .. tostring(c.closeReason))
       assert.is_nil(c.failed)
@@ -282,9 +282,12 @@ describe("server/modules/sync.lua", function()
     local code, log = stopServer(server)
     assert.equals(0, code, log)
     server = startServer(data)
-    local again = joinBig(total + 1)
-    again.conn:close()
-    pump(function() return again.closed end, "close")
+    -- three joiners at once, each fed its own snapshot
+    local joiners = {}
+    for i = 1, 3 do joiners[i] = join(server, "big", { early = true }) end
+    for _, c in ipairs(joiners) do joinBig(total + 1, c) end
+    for _, c in ipairs(joiners) do c.conn:close() end
+    pump(function() return joiners[1].closed and joiners[2].closed and joiners[3].closed end, "closes")
   end)
 
   it("closes a connection to a bad room name", function()
