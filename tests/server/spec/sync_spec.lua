@@ -1,8 +1,10 @@
 -- tests/server/spec/sync_spec.lua: server/modules/sync.lua, the shared CRDT rooms, against a
 -- real `tycho serve --port 0` over server/modules with its own data folder. The spec's
 -- clients are tycho.net connections, each with its own tycho.crdt State: they converge
--- through the server, a late joiner gets the room's snapshot, a restart and an empty room
--- keep the state (sqlite), and malformed frames are refused whole with a counted reason.
+-- through the server, a late joiner gets the room's snapshot (a room of several MiB in paced
+-- frames of whole messages), a restart and an empty room keep the state (sqlite), malformed
+-- frames are refused whole with a counted reason, and a room's caps and a client's write rate
+-- refuse what passes them (state_full, rate_limited) without touching other rooms.
 
 local testing = require("tycho.testing")
 local net, crdt = tycho.net, tycho.crdt
