@@ -1,8 +1,10 @@
 -- tests/server/spec/sync_spec.lua: server/modules/sync.lua, the shared CRDT rooms, against a
 -- real `tycho serve --port 0` over server/modules with its own data folder. The spec's
 -- clients are tycho.net connections, each with its own tycho.crdt State: they converge
--- through the server, a late joiner gets the room's snapshot, a restart and an empty room
--- keep the state (sqlite), and malformed frames are refused whole with a counted reason.
+-- through the server, a late joiner gets the room's snapshot (a room of several MiB in paced
+-- frames of whole messages), a restart and an empty room keep the state (sqlite), malformed
+-- frames are refused whole with a counted reason, and a room's caps and a client's write rate
+-- refuse what passes them (state_full, rate_limited) without touching other rooms.
 
 local testing = require("tycho.testing")
 local net, crdt = tycho.net, tycho.crdt
@@ -11,6 +13,7 @@ local HERE = testing.here() .. "/.."
 local MODULES = HERE .. "/../../server/modules"
 local shq = testing.quote
 local TRANSFORM = 1
+local BLOCK_SIZE = 256 -- entity numbers the server gives each client of a room
 
 local function pump(cond, what, seconds)
   local deadline = tycho.now() + (seconds or 5)
@@ -27,7 +30,7 @@ local stopServer = H.stop
 
 
 -- A client of room `room`: applies every binary frame to its own State, sends corrections back.
-local function join(server, room)
+local function join(server, room, opts)
   local c = { state = crdt.new({ quiet = true }), frames = 0, json = {} }
   c.conn = assert(net.connect(server.url, "sync/" .. room, {
     onMessage = function(m)
@@ -38,14 +41,33 @@ local function join(server, room)
       else
         c.json[#c.json + 1] = m
         if m.t == "joined" then c.joined = m end
+        if m.t == "synced" then c.synced = m end
       end
     end,
-    onClose = function(code) c.closed = code end,
+    onClose = function(code, reason) c.closed, c.closeReason = code, reason end,
     onError = function(msg) c.failed = msg end,
   }))
   pump(function() return c.joined or c.closed or c.failed end, "joined")
   assert(c.joined, "no joined message: " .. tostring(c.failed or c.closed))
+  if not opts or not opts.early then
+    -- `synced` follows the snapshot's last frame (at once for a small room)
+    pump(function() return c.synced or c.closed or c.failed end, "synced")
+  end
   return c
+end
+
+-- Sends a frame, waiting while the connection's own send queue is full.
+local function sendPaced(c, bytes)
+  for _ = 1, 1000 do
+    local ok, err = c.conn:sendBinary(bytes)
+    if ok then
+      net.update(0.001)
+      return
+    end
+    assert(err == "send queue full", err)
+    net.update(0.01)
+  end
+  error("the send queue never drained")
 end
 
 local function lastJson(c, t)
@@ -207,6 +229,69 @@ describe("server/modules/sync.lua", function()
     assert.matches("sync_rejected reserved_entity", log)
   end)
 
+  it("sends a room of several MiB to a joiner in frames of whole messages, also after a restart", function()
+    -- Three clients write 1 MiB each (256 entities of 4,000 bytes, 13 messages a frame, under
+    -- the host's 64 KiB frame limit): 3 MiB, three times the host's 1 MiB send queue.
+    local writers = { join(server, "big"), join(server, "big"), join(server, "big") }
+    local perFrame = 13
+    for _, w in ipairs(writers) do
+      local batch = {}
+      for k = 0, BLOCK_SIZE - 1 do
+        local e = crdt.entity(w.joined.first + k)
+        batch[#batch + 1] = w.state:put(e, 2048, string.pack("<I4", e) .. string.rep("x", 3996))
+        if #batch == perFrame or k == BLOCK_SIZE - 1 then
+          sendPaced(w, table.concat(batch))
+          batch = {}
+        end
+      end
+    end
+    local total = 3 * BLOCK_SIZE
+    pump(function()
+      for _, w in ipairs(writers) do
+        if w.state:count() ~= total then return false end
+      end
+      return true
+    end, "the writers to converge", 20)
+    local expected = writers[1].state:snapshot()
+    assert.is_true(#expected > 3 * 1000 * 1000)
+    assert.equals(total, stats(writers[1]).entities)
+
+    local function joinBig(count, c)
+      c = c or join(server, "big", { early = true })
+      pump(function() return c.synced or c.closed or c.failed end, "the whole snapshot", 20)
+      assert.is_nil(c.closed, "the joiner was dropped: " .. tostring(c.closed) .. " " .. tostring(c.closeReason))
+      assert.is_nil(c.failed)
+      assert.equals(count, c.state:count())
+      assert.equals(expected, c.state:snapshot())
+      -- every frame was a batch of whole messages no larger than 64 KiB (the state applied
+      -- each with nothing malformed)
+      assert.equals(0, c.state:stats().malformed)
+      assert.is_true(c.synced.frames >= 3 * 1000 * 1000 // 65536, "frames: " .. c.synced.frames)
+      assert.equals(#expected, c.synced.bytes)
+      return c
+    end
+    local fresh = joinBig(total)
+    -- still served: a write after the snapshot reaches it
+    put(writers[1], crdt.entity(writers[1].joined.first), 42)
+    pump(function() return positionX(fresh.state, crdt.entity(writers[1].joined.first)) == 42 end, "a relay")
+    expected = writers[1].state:snapshot()
+    for _, c in ipairs({ fresh, table.unpack(writers) }) do c.conn:close() end
+    pump(function()
+      for _, c in ipairs({ fresh, table.unpack(writers) }) do if not c.closed then return false end end
+      return true
+    end, "closes")
+
+    local code, log = stopServer(server)
+    assert.equals(0, code, log)
+    server = startServer(data)
+    -- three joiners at once, each fed its own snapshot
+    local joiners = {}
+    for i = 1, 3 do joiners[i] = join(server, "big", { early = true }) end
+    for _, c in ipairs(joiners) do joinBig(total + 1, c) end
+    for _, c in ipairs(joiners) do c.conn:close() end
+    pump(function() return joiners[1].closed and joiners[2].closed and joiners[3].closed end, "closes")
+  end)
+
   it("closes a connection to a bad room name", function()
     local c = { }
     c.conn = assert(net.connect(server.url, "sync/" .. string.rep("x", 65), {
@@ -254,5 +339,124 @@ describe("server/modules/sync.lua hot reload", function()
     assert.is_true(ok, tostring(err) .. "\n" .. log)
     assert.equals(0, code, log)
     assert.is_nil(log:find("1011", 1, true), log)
+  end)
+end)
+
+describe("server/modules/sync.lua limits", function()
+  local data, server
+  local function startLimited(env, ...)
+    server = H.startWith({ modules = MODULES, data = data, env = env, args = { ... } })
+    return server
+  end
+  before_each(function() data = H.tempDir() end)
+  after_each(function()
+    if server then
+      local code, log = stopServer(server)
+      server = nil
+      assert.equals(0, code, log)
+    end
+    H.removeTree(data)
+  end)
+
+  local function errors(c, code)
+    local out = {}
+    for _, m in ipairs(c.json) do
+      if m.t == "error" and m.code == code then out[#out + 1] = m end
+    end
+    return out
+  end
+
+  local function closeAll(list)
+    for _, c in ipairs(list) do c.conn:close() end
+    pump(function()
+      for _, c in ipairs(list) do if not c.closed then return false end end
+      return true
+    end, "closes")
+  end
+
+  it("refuses writes past a room's byte cap with state_full; other rooms, saves and restarts are unharmed", function()
+    -- A room capped at 1 MiB in a module held to 6 MiB of memory: without the cap, 10 MiB of
+    -- writes make a snapshot the save cannot build inside the fence, and the whole module
+    -- (every room) stops.
+    local env = { TYCHO_SYNC_MAX_BYTES = tostring(1 << 20), TYCHO_SYNC_BYTES_PER_SECOND = tostring(64 << 20) }
+    startLimited(env, "--max-memory", "6M")
+    local a = join(server, "full")
+    local watcher = join(server, "full")
+    local calm, calm2 = join(server, "calm"), join(server, "calm")
+    local batch = {}
+    for k = 0, 10 * (1 << 20) // 4024 do
+      local e = crdt.entity(a.joined.first + k % BLOCK_SIZE)
+      batch[#batch + 1] = a.state:put(e, 2048 + k // BLOCK_SIZE, string.rep("y", 4000))
+      if #batch == 13 then -- 13 messages a frame, under the host's 64 KiB frame limit
+        sendPaced(a, table.concat(batch))
+        batch = {}
+      end
+    end
+    if #batch > 0 then sendPaced(a, table.concat(batch)) end
+    local s
+    pump(function()
+      s = stats(a)
+      return #errors(a, "state_full") > 0 and s.room.stateLimit > 0 and a.state:bytes() > 9 * (1 << 20)
+        and s.relayed > 0 and not a.closed
+    end, "state_full refusals", 30)
+    assert.is_true(s.bytes <= 1 << 20, "room bytes " .. s.bytes)
+    assert.equals(1 << 20, s.limits.maxBytes)
+    assert.is_true(s.room.rejected.state_full >= 1)
+    assert.equals(#errors(a, "state_full"), s.room.rejected.state_full)
+    local refused = 0
+    for _, err in ipairs(errors(a, "state_full")) do refused = refused + err.refused end
+    assert.equals(s.room.stateLimit, refused)
+    assert.matches("room full is full", errors(a, "state_full")[1].message)
+    -- the watcher got what the room took, not what it refused
+    pump(function() return watcher.state:count() == s.entities end, "the watcher to hold the room's state")
+    assert.is_true(watcher.state:bytes() <= 1 << 20)
+    -- the other room is untouched
+    local ec = crdt.entity(calm.joined.first)
+    put(calm, ec, 5)
+    pump(function() return positionX(calm2.state, ec) == 5 end, "a relay in another room")
+    assert.is_nil(next(errors(calm, "state_full")))
+    -- a joiner gets what the room holds
+    local late = join(server, "full")
+    assert.equals(watcher.state:snapshot(), late.state:snapshot())
+    local expected = late.state:snapshot()
+    H.sleep(2.5) -- a periodic save ran
+    for _, c in ipairs({ a, watcher, calm, calm2, late }) do assert.is_nil(c.closed) end
+    closeAll({ a, watcher, calm, calm2, late })
+    local code, log = stopServer(server)
+    server = nil
+    assert.equals(0, code, log)
+    assert.is_nil(log:find("server_module_stopped", 1, true), log)
+    assert.matches("sync_rejected state_full", log)
+
+    startLimited(env, "--max-memory", "6M")
+    local again = join(server, "full")
+    assert.equals(expected, again.state:snapshot())
+    local ca = join(server, "calm")
+    assert.equals(5, positionX(ca.state, ec))
+    closeAll({ again, ca })
+  end)
+
+  it("refuses frames past a client's write rate with rate_limited, whole", function()
+    startLimited({ TYCHO_SYNC_MESSAGES_PER_SECOND = "20" })
+    local a, other = join(server, "busy"), join(server, "busy")
+    local sent = 200
+    for k = 0, sent - 1 do put(a, crdt.entity(a.joined.first + k), k) end
+    local s
+    pump(function()
+      s = stats(a)
+      return #errors(a, "rate_limited") + s.entities == sent
+    end, "every frame answered")
+    local limited = #errors(a, "rate_limited")
+    assert.is_true(limited >= 50, "refused " .. limited)
+    assert.equals(limited, s.room.rejected.rate_limited)
+    assert.matches("at most 20 messages", errors(a, "rate_limited")[1].message)
+    pump(function() return other.state:count() == s.entities end, "the relays of the frames taken")
+    -- the bucket fills again
+    H.sleep(1)
+    local e = crdt.entity(a.joined.first + 250)
+    put(a, e, 1)
+    pump(function() return positionX(other.state, e) == 1 end, "a write after a pause")
+    assert.is_nil(a.closed)
+    closeAll({ a, other })
   end)
 end)
