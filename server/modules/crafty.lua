@@ -15,7 +15,8 @@ local array = tycho.json.array -- lists go out as JSON arrays even when empty
 
 local PROTOCOL_VERSION = 1
 local SAVE_INTERVAL = 5          -- seconds between saves of dirty worlds and players
-local TRANSFORM_INTERVAL = 1 / 15 -- player_transform fan-out
+local TRANSFORM_INTERVAL = 1 / 15 -- `players` fan-out, per world
+local MAX_PLAYERS = 200          -- players per world (world_full): bounds one world's flush
 local REACH = 8                  -- blocks from the player's last position to an edited block's centre
 local MIN_Y, MAX_Y = 0, 255      -- where edits may go (terrain fills 0..tycho.terrain.CY - 1; above is air)
 local MAX_XZ = 1 << 24           -- horizontal bound (|x|, |z|)
@@ -136,7 +137,7 @@ local function newRoom(world)
   if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
   array(world.edits)
   local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, blocks = {},
-    dirty = false }
+    dirty = false, movers = {} } -- movers: the players to put in the next flush
   for i, e in ipairs(world.edits) do
     if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
   end
@@ -254,6 +255,9 @@ function handlers.join_world(client, msg)
   if online and room.players[online] then
     return refuse(client, "already_online", "this playerKey is already playing in this world")
   end
+  if room.members.count >= MAX_PLAYERS then
+    return refuse(client, "world_full", "this world has its " .. MAX_PLAYERS .. " players; try again later")
+  end
   local world = room.world
   local saved = M.storage:loadPlayer(world.id, client.key)
   local inv = saved and saved.inventory
@@ -334,7 +338,17 @@ function handlers.transform(client, msg)
   end
   player.at, player.settled = now, true
   player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
-  player.moved, player.dirty = true, true
+  player.dirty = true
+  if not player.moved then
+    player.moved = true
+    local room = client.room
+    local movers = room.movers
+    if not movers then movers = {}; room.movers = movers end -- a room made before a hot reload
+    movers[#movers + 1] = player
+    if not room.flusher then
+      room.flusher = M.host:every(TRANSFORM_INTERVAL, function() M.flushRoom(room) end)
+    end
+  end
 end
 
 function handlers.block_edit(client, msg)
@@ -461,16 +475,35 @@ end
 
 -- ---- timers ----
 
-function M.flushTransforms()
-  for _, room in pairs(M.rooms) do
-    for id, p in pairs(room.players) do
-      if p.moved then
-        p.moved = false
-        room.members:broadcast({ t = "player_transform", playerId = id, x = p.x, y = p.y, z = p.z, yaw = p.yaw,
-          pitch = p.pitch }, id)
-      end
+-- One `players` message per world and flush with every player that moved since the last:
+-- Lua builds one entry per mover and encodes once; Room:broadcast's fan-out to the members
+-- is C. The whole message goes to everyone (a mover skips its own entry), so a flush costs
+-- Lua instructions in proportion to the movers, not movers x members. Each world has its
+-- own timer (made on its first transform), so each flush is a call of its own under the
+-- host's instruction fence, bounded by MAX_PLAYERS; it stops once the room is unloaded.
+function M.flushRoom(room)
+  if M.rooms[room.world.id] ~= room then
+    if room.flusher then room.flusher:cancel() end
+    room.flusher = nil
+    return
+  end
+  local movers = room.movers
+  if not movers or #movers == 0 then return end
+  room.movers = {}
+  local list = array()
+  for i = 1, #movers do
+    local p = movers[i]
+    p.moved = false
+    if room.players[p.id] == p then -- not gone since
+      list[#list + 1] = { playerId = p.id, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
     end
   end
+  if #list > 0 then room.members:broadcast({ t = "players", players = list }) end
+end
+
+-- Every world's flush at once (the timer of code from before per-world timers calls it).
+function M.flushTransforms()
+  for _, room in pairs(M.rooms) do M.flushRoom(room) end
 end
 
 -- Sends each joiner with a long edit log its next chunk.
@@ -502,7 +535,6 @@ function M.onStart(h)
   M.host = h
   M.storage = h.storage
   -- Closures that call through M: after a reload the timers run the new code.
-  h:every(TRANSFORM_INTERVAL, function() M.flushTransforms() end)
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
 end
