@@ -10,6 +10,7 @@
 -- module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members and the
 -- lobby, and runs the new code at once.
 local Room = require("tycho.server.room")
+local Text = require("tycho.server.text")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
 
@@ -152,7 +153,7 @@ local function loadRoom(worldId)
   local world, err = M.storage:load(worldId)
   if not world then
     if err then return nil, "storage_failed", tostring(err) end
-    return nil, "no_such_world", "no world with id " .. worldId
+    return nil, "no_such_world", "no world with id " .. Text.clip(worldId, 64)
   end
   room, err = newRoom(world)
   if not room then return nil, "bad_world", err end
@@ -468,7 +469,7 @@ function M.onMessage(client, msg)
     return hello(client, msg)
   end
   local handler = handlers[msg.t]
-  if not handler then return refuse(client, "unknown_type", "unknown message type " .. msg.t:sub(1, 40)) end
+  if not handler then return refuse(client, "unknown_type", "unknown message type " .. Text.clip(msg.t, 40)) end
   if not client.key then return refuse(client, "hello_first", "say hello{playerKey, name, version} first") end
   return handler(client, msg)
 end
