@@ -33,8 +33,8 @@ local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (
 local MAX_WORLDS = 256           -- worlds per server
 local MAX_SPEED = 30             -- blocks per second a player may move
 local MOVE_SLACK = 4             -- blocks allowed on top of MAX_SPEED * elapsed (jitter, bursts)
-local SPAWN_RADIUS = 128         -- the first transform after a join may settle this far (the client
-                                 -- drops its player onto the terrain from the world's spawn)
+local SPAWN_RADIUS = 128         -- the first transform from the world's spawn may settle this far
+                                 -- (the client drops its player onto the terrain around it)
 local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values each: under the 10,000-value decode limit)
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 
@@ -138,7 +138,7 @@ local function newRoom(world)
   if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
   array(world.edits)
   local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, blocks = {},
-    dirty = false, movers = {} } -- movers: the players to put in the next flush
+    dirty = false, movers = {}, last = {} } -- movers: players to flush; last: playerKey -> its player
   for i, e in ipairs(world.edits) do
     if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
   end
@@ -266,13 +266,19 @@ function handlers.join_world(client, msg)
     if type(inv.stacks) == "table" then array(inv.stacks) end
     if type(inv.hotbar) == "table" then array(inv.hotbar) end
   end
-  local from = saved or world.player
+  -- Where this playerKey last was in this world: in memory while the room is loaded (newer
+  -- than a save that failed or is still queued), else its saved record, else the spawn.
+  room.last = room.last or {} -- a room made before a hot reload
+  local from = room.last[client.key] or saved or world.player
+  local spawn = world.player
   local player = {
     id = client.session.id, key = client.key, name = client.name,
     x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
     inventory = saved and saved.inventory or nil,
     editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
-    at = tycho.now(), settled = false, -- the last accepted position's time; first transform yet?
+    -- The last accepted position's time, and whether it may still settle (SPAWN_RADIUS): only
+    -- from the spawn, so a leave and join again never skips the speed check.
+    at = tycho.now(), settled = not (from.x == spawn.x and from.y == spawn.y and from.z == spawn.z),
   }
   local others = array()
   for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
@@ -282,6 +288,7 @@ function handlers.join_world(client, msg)
   M.lobby:remove(client.session.id)
   room.players[player.id] = player
   room.keys[player.key] = player.id
+  room.last[player.key] = player
   room.members:add(client.session)
   client.room, client.player = room, player
   local record = {}
@@ -329,8 +336,8 @@ function handlers.transform(client, msg)
     return refuse(client, "bad_transform", "yaw and pitch must be angles in radians")
   end
   -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
-  -- plus MOVE_SLACK. The first transform after a join may settle within SPAWN_RADIUS (the
-  -- client puts itself on the terrain below or around the spawn).
+  -- plus MOVE_SLACK. A player at the world's spawn (a first visit) may settle within
+  -- SPAWN_RADIUS once (the client puts itself on the terrain below or around the spawn).
   local now = tycho.now()
   local dx, dy, dz = msg.x - player.x, msg.y - player.y, msg.z - player.z
   local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS

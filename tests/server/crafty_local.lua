@@ -51,16 +51,19 @@ function C.start(opts)
     return w.id, w.player
   end
 
-  ---Connects session id and says hello; returns the session.
-  function self.connect(id)
+  ---Connects session id and says hello as playerKey key (default "key-<id>"); returns the session.
+  function self.connect(id, key)
     local s = newSession(id)
     self.sessions[id] = s
     self.handlers[id] = M.onConnect(s)
-    self.send(id, { t = "hello", playerKey = "key-" .. id, name = "p" .. id, version = 1 })
+    self.send(id, { t = "hello", playerKey = key or ("key-" .. id), name = "p" .. id, version = 1 })
     return s
   end
 
   function self.send(id, msg) self.handlers[id].onMessage(msg) end
+
+  ---The connection of session id is gone.
+  function self.close(id) self.handlers[id].onClose() end
 
   ---The frames session id got since the last call, decoded.
   function self.take(id)
