@@ -275,7 +275,7 @@ function handlers.join_world(client, msg)
     id = client.session.id, key = client.key, name = client.name,
     x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
     inventory = saved and saved.inventory or nil,
-    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
+    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), queued = false, dirty = false,
     -- The last accepted position's time, and whether it may still settle (SPAWN_RADIUS): only
     -- from the spawn, so a leave and join again never skips the speed check.
     at = tycho.now(), settled = not (from.x == spawn.x and from.y == spawn.y and from.z == spawn.z),
@@ -347,8 +347,10 @@ function handlers.transform(client, msg)
   player.at, player.settled = now, true
   player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
   player.dirty = true
-  if not player.moved then
-    player.moved = true
+  -- queued: in room.movers for the next flush (a new name: a player from code before a
+  -- reload has none, so it is queued on its next move)
+  if not player.queued then
+    player.queued = true
     local room = client.room
     local movers = room.movers
     if not movers then movers = {}; room.movers = movers end -- a room made before a hot reload
@@ -501,7 +503,7 @@ function M.flushRoom(room)
   local list = array()
   for i = 1, #movers do
     local p = movers[i]
-    p.moved = false
+    p.queued = false
     if room.players[p.id] == p then -- not gone since
       list[#list + 1] = { playerId = p.id, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
     end
