@@ -1,5 +1,6 @@
 /* bindings/lua_host.c: the Lua host: state creation, package.path, tycho.fs, tycho.now,
- * and protected calls that report file:line with a traceback. */
+ * tycho.fanout (one message to many members, for server rooms), and protected calls that
+ * report file:line with a traceback. */
 #include "lua_host.h"
 #include "lua_image.h" /* Required for: ty_open_image */
 #include "lua_json.h"  /* Required for: tycho.fanout's one encode */
