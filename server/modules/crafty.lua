@@ -1,7 +1,8 @@
 -- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
 -- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
 -- create_world, join_world, and leave_world back to it), one Room per world loaded lazily
--- from host.storage on its first join, validated transforms (coalesced, 15 Hz), block edits
+-- from host.storage on its first join (at most 200 players each), validated transforms (one
+-- `players` list per world at 15 Hz, fanned out from C), block edits
 -- (checked against the world the players see: the seed's terrain from tycho.terrain, the
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
