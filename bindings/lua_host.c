@@ -1,7 +1,9 @@
 /* bindings/lua_host.c: the Lua host: state creation, package.path, tycho.fs, tycho.now,
- * and protected calls that report file:line with a traceback. */
+ * tycho.fanout (one message to many members, for server rooms), and protected calls that
+ * report file:line with a traceback. */
 #include "lua_host.h"
 #include "lua_image.h" /* Required for: ty_open_image */
+#include "lua_json.h"  /* Required for: tycho.fanout's one encode */
 #include "lua_window.h" /* Required for: ty_open_window */
 
 #include <dirent.h>
@@ -234,6 +236,58 @@ static int host_now(lua_State *L) {
   return 1;
 }
 
+/* tycho.fanout(ids, members, msg [, exceptId]) -> sent, firstError
+ * Sends msg to members[id] for each id of the array ids but exceptId, in that order: a
+ * member with sendText gets msg's JSON, encoded once here (on the first such member, so an
+ * unencodable msg raises before any of them got it); one without gets member:send(msg).
+ * Each send is a protected call: one that raises is skipped and its error returned after
+ * the others were sent to. The loop is C, so a broadcast to N members costs a server
+ * module's instruction fence nothing per member (Room:broadcast is built on it). */
+static int host_fanout(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  luaL_checkany(L, 3);
+  lua_settop(L, 4);
+  bool except = !lua_isnil(L, 4);
+  lua_pushnil(L); /* 5: msg's text, once made */
+  lua_pushnil(L); /* 6: the first error */
+  lua_Integer n = (lua_Integer)lua_rawlen(L, 1), sent = 0;
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, 1, i); /* id */
+    if (except && lua_rawequal(L, -1, 4)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_rawget(L, 2); /* member */
+    if (lua_isnil(L, -1)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    int member = lua_gettop(L);
+    int ok;
+    if (lua_getfield(L, member, "sendText") != LUA_TNIL) {
+      if (lua_isnil(L, 5)) {
+        ty_json_push_encoded(L, 3);
+        lua_replace(L, 5);
+      }
+      lua_pushvalue(L, member);
+      lua_pushvalue(L, 5);
+    } else {
+      lua_pop(L, 1);
+      lua_getfield(L, member, "send");
+      lua_pushvalue(L, member);
+      lua_pushvalue(L, 3);
+    }
+    ok = lua_pcall(L, 2, 0, 0) == LUA_OK;
+    if (ok) sent++;
+    else if (lua_isnil(L, 6)) lua_replace(L, 6);
+    lua_settop(L, 6);
+  }
+  lua_pushinteger(L, sent);
+  lua_pushvalue(L, 6);
+  return 2;
+}
+
 void ty_open_host(lua_State *L) {
   static const luaL_Reg fs[] = {{"walk", fs_walk}, {"exists", fs_exists}, {NULL, NULL}};
   luaL_newlib(L, fs);
@@ -242,6 +296,8 @@ void ty_open_host(lua_State *L) {
   lua_setfield(L, -2, "now");
   lua_pushcfunction(L, host_traceback);
   lua_setfield(L, -2, "_traceback");
+  lua_pushcfunction(L, host_fanout);
+  lua_setfield(L, -2, "fanout");
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   /* Built with AddressSanitizer: freed memory sits in its quarantine, so RSS says nothing

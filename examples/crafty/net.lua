@@ -145,7 +145,10 @@ function Net:start(game)
       if t == "block_edit" then
         self.edits = self.edits + 1
         game.applyEdit(msg.x, msg.y, msg.z, msg.type, msg.author)
-      elseif t == "player_transform" or t == "player_join" then
+      elseif t == "players" then
+        -- The server's 15 Hz list of the players that moved (ours too: _pose skips it).
+        for _, m in ipairs(msg.players or {}) do self:_pose(m) end
+      elseif t == "player_transform" or t == "player_join" then -- player_transform: servers before `players`
         self:_pose(msg)
       elseif t == "player_leave" then
         local p = self.players[msg.playerId]

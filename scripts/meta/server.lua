@@ -106,6 +106,19 @@ function Room:remove(id) end
 ---@return integer sent how many members it was sent to
 function Room:broadcast(msg, exceptId) end
 
+---What Room:broadcast is built on: sends `msg` to `members[id]` for each id of the array `ids`
+---but `exceptId`, in that order, from a C loop (no Lua instructions per member, so a module's
+---instruction fence sees none). A member with `sendText` gets `msg`'s JSON, encoded once (an
+---unencodable `msg` raises before any of them got it); one without gets `:send(msg)`. Each send
+---is protected: one that raises is skipped, and the first error is returned.
+---@param ids (integer|string)[]
+---@param members table<integer|string, tycho.RoomMember>
+---@param msg any
+---@param exceptId? integer|string
+---@return integer sent how many members it was sent to
+---@return any firstError the first error a send raised, or nil
+function tycho.fanout(ids, members, msg, exceptId) end
+
 ---@class tycho.json
 ---@field null lightuserdata JSON null: what decode gives for null, and encodes as null
 tycho.json = {}

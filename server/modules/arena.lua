@@ -2,6 +2,7 @@
 -- 30 Hz. Clients send what they want (input{dx, dz}, a direction); the server moves every
 -- player at a capped speed inside the arena's bounds and sends everyone a full snapshot
 -- {t = "snapshot", tick, players = {{playerId, x, z}, ...}} each tick. No lobby, nothing saved.
+-- Inputs must be finite numbers; each axis is clamped to [-1, 1], then the vector cut to length 1.
 local Room = require("tycho.server.room")
 
 local TICK = 1 / 30
@@ -50,7 +51,10 @@ return {
         if not (finite(dx) and finite(dz)) then
           return session:send({ t = "error", code = "bad_input", message = "dx and dz must be finite numbers" })
         end
-        -- A direction longer than 1 is cut to 1: nobody runs faster than SPEED.
+        -- A direction longer than 1 is cut to 1: nobody runs faster than SPEED. Each axis is
+        -- clamped to [-1, 1] as a float first: an integer dx = 2^32 squares to 2^64, which
+        -- wraps to 0, and a huge float squares to inf (either passed the cut whole).
+        dx, dz = math.max(-1.0, math.min(1.0, dx + 0.0)), math.max(-1.0, math.min(1.0, dz + 0.0))
         local len = math.sqrt(dx * dx + dz * dz)
         if len > 1 then dx, dz = dx / len, dz / len end
         p.dx, p.dz = dx, dz

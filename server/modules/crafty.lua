@@ -1,7 +1,8 @@
 -- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
 -- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
 -- create_world, join_world, and leave_world back to it), one Room per world loaded lazily
--- from host.storage on its first join, validated transforms (coalesced, 15 Hz), block edits
+-- from host.storage on its first join (at most 200 players each), validated transforms (one
+-- `players` list per world at 15 Hz, fanned out from C), block edits
 -- (checked against the world the players see: the seed's terrain from tycho.terrain, the
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
@@ -10,12 +11,14 @@
 -- module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members and the
 -- lobby, and runs the new code at once.
 local Room = require("tycho.server.room")
+local Text = require("tycho.server.text")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
 
 local PROTOCOL_VERSION = 1
 local SAVE_INTERVAL = 5          -- seconds between saves of dirty worlds and players
-local TRANSFORM_INTERVAL = 1 / 15 -- player_transform fan-out
+local TRANSFORM_INTERVAL = 1 / 15 -- `players` fan-out, per world
+local MAX_PLAYERS = 200          -- players per world (world_full): bounds one world's flush
 local REACH = 8                  -- blocks from the player's last position to an edited block's centre
 local MIN_Y, MAX_Y = 0, 255      -- where edits may go (terrain fills 0..tycho.terrain.CY - 1; above is air)
 local MAX_XZ = 1 << 24           -- horizontal bound (|x|, |z|)
@@ -31,8 +34,8 @@ local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (
 local MAX_WORLDS = 256           -- worlds per server
 local MAX_SPEED = 30             -- blocks per second a player may move
 local MOVE_SLACK = 4             -- blocks allowed on top of MAX_SPEED * elapsed (jitter, bursts)
-local SPAWN_RADIUS = 128         -- the first transform after a join may settle this far (the client
-                                 -- drops its player onto the terrain from the world's spawn)
+local SPAWN_RADIUS = 128         -- the first transform from the world's spawn may settle this far
+                                 -- (the client drops its player onto the terrain around it)
 local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values each: under the 10,000-value decode limit)
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 
@@ -136,7 +139,7 @@ local function newRoom(world)
   if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
   array(world.edits)
   local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, blocks = {},
-    dirty = false }
+    dirty = false, movers = {}, last = {} } -- movers: players to flush; last: playerKey -> its player
   for i, e in ipairs(world.edits) do
     if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
   end
@@ -151,7 +154,7 @@ local function loadRoom(worldId)
   local world, err = M.storage:load(worldId)
   if not world then
     if err then return nil, "storage_failed", tostring(err) end
-    return nil, "no_such_world", "no world with id " .. worldId
+    return nil, "no_such_world", "no world with id " .. Text.clip(worldId, 64)
   end
   room, err = newRoom(world)
   if not room then return nil, "bad_world", err end
@@ -254,6 +257,9 @@ function handlers.join_world(client, msg)
   if online and room.players[online] then
     return refuse(client, "already_online", "this playerKey is already playing in this world")
   end
+  if room.members.count >= MAX_PLAYERS then
+    return refuse(client, "world_full", "this world has its " .. MAX_PLAYERS .. " players; try again later")
+  end
   local world = room.world
   local saved = M.storage:loadPlayer(world.id, client.key)
   local inv = saved and saved.inventory
@@ -261,13 +267,19 @@ function handlers.join_world(client, msg)
     if type(inv.stacks) == "table" then array(inv.stacks) end
     if type(inv.hotbar) == "table" then array(inv.hotbar) end
   end
-  local from = saved or world.player
+  -- Where this playerKey last was in this world: in memory while the room is loaded (newer
+  -- than a save that failed or is still queued), else its saved record, else the spawn.
+  room.last = room.last or {} -- a room made before a hot reload
+  local from = room.last[client.key] or saved or world.player
+  local spawn = world.player
   local player = {
     id = client.session.id, key = client.key, name = client.name,
     x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
     inventory = saved and saved.inventory or nil,
-    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), moved = false, dirty = false,
-    at = tycho.now(), settled = false, -- the last accepted position's time; first transform yet?
+    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), queued = false, dirty = false,
+    -- The last accepted position's time, and whether it may still settle (SPAWN_RADIUS): only
+    -- from the spawn, so a leave and join again never skips the speed check.
+    at = tycho.now(), settled = not (from.x == spawn.x and from.y == spawn.y and from.z == spawn.z),
   }
   local others = array()
   for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
@@ -277,6 +289,7 @@ function handlers.join_world(client, msg)
   M.lobby:remove(client.session.id)
   room.players[player.id] = player
   room.keys[player.key] = player.id
+  room.last[player.key] = player
   room.members:add(client.session)
   client.room, client.player = room, player
   local record = {}
@@ -324,8 +337,8 @@ function handlers.transform(client, msg)
     return refuse(client, "bad_transform", "yaw and pitch must be angles in radians")
   end
   -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
-  -- plus MOVE_SLACK. The first transform after a join may settle within SPAWN_RADIUS (the
-  -- client puts itself on the terrain below or around the spawn).
+  -- plus MOVE_SLACK. A player at the world's spawn (a first visit) may settle within
+  -- SPAWN_RADIUS once (the client puts itself on the terrain below or around the spawn).
   local now = tycho.now()
   local dx, dy, dz = msg.x - player.x, msg.y - player.y, msg.z - player.z
   local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS
@@ -334,7 +347,19 @@ function handlers.transform(client, msg)
   end
   player.at, player.settled = now, true
   player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
-  player.moved, player.dirty = true, true
+  player.dirty = true
+  -- queued: in room.movers for the next flush (a new name: a player from code before a
+  -- reload has none, so it is queued on its next move)
+  if not player.queued then
+    player.queued = true
+    local room = client.room
+    local movers = room.movers
+    if not movers then movers = {}; room.movers = movers end -- a room made before a hot reload
+    movers[#movers + 1] = player
+    if not room.flusher then
+      room.flusher = M.host:every(TRANSFORM_INTERVAL, function() M.flushRoom(room) end)
+    end
+  end
 end
 
 function handlers.block_edit(client, msg)
@@ -454,23 +479,42 @@ function M.onMessage(client, msg)
     return hello(client, msg)
   end
   local handler = handlers[msg.t]
-  if not handler then return refuse(client, "unknown_type", "unknown message type " .. msg.t:sub(1, 40)) end
+  if not handler then return refuse(client, "unknown_type", "unknown message type " .. Text.clip(msg.t, 40)) end
   if not client.key then return refuse(client, "hello_first", "say hello{playerKey, name, version} first") end
   return handler(client, msg)
 end
 
 -- ---- timers ----
 
-function M.flushTransforms()
-  for _, room in pairs(M.rooms) do
-    for id, p in pairs(room.players) do
-      if p.moved then
-        p.moved = false
-        room.members:broadcast({ t = "player_transform", playerId = id, x = p.x, y = p.y, z = p.z, yaw = p.yaw,
-          pitch = p.pitch }, id)
-      end
+-- One `players` message per world and flush with every player that moved since the last:
+-- Lua builds one entry per mover and encodes once; Room:broadcast's fan-out to the members
+-- is C. The whole message goes to everyone (a mover skips its own entry), so a flush costs
+-- Lua instructions in proportion to the movers, not movers x members. Each world has its
+-- own timer (made on its first transform), so each flush is a call of its own under the
+-- host's instruction fence, bounded by MAX_PLAYERS; it stops once the room is unloaded.
+function M.flushRoom(room)
+  if M.rooms[room.world.id] ~= room then
+    if room.flusher then room.flusher:cancel() end
+    room.flusher = nil
+    return
+  end
+  local movers = room.movers
+  if not movers or #movers == 0 then return end
+  room.movers = {}
+  local list = array()
+  for i = 1, #movers do
+    local p = movers[i]
+    p.queued = false
+    if room.players[p.id] == p then -- not gone since
+      list[#list + 1] = { playerId = p.id, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
     end
   end
+  if #list > 0 then room.members:broadcast({ t = "players", players = list }) end
+end
+
+-- Every world's flush at once (the timer of code from before per-world timers calls it).
+function M.flushTransforms()
+  for _, room in pairs(M.rooms) do M.flushRoom(room) end
 end
 
 -- Sends each joiner with a long edit log its next chunk.
@@ -502,7 +546,6 @@ function M.onStart(h)
   M.host = h
   M.storage = h.storage
   -- Closures that call through M: after a reload the timers run the new code.
-  h:every(TRANSFORM_INTERVAL, function() M.flushTransforms() end)
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
 end

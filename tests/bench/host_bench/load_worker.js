@@ -40,7 +40,12 @@ function tychoOpen() {
         if (m.t === w.t || m.t === 'error') { c.waiters.shift(); w.resolve(m); }
         return;
       }
-      if (data.includes('"block_edit"')) onEdit(c, JSON.parse(data));
+      if (data.includes('"t":"players"')) {
+        // One list per world and flush: it counts as the player_transform messages it stands
+        // for (one per other player in it), as Colyseus's per-mover broadcasts are counted.
+        const m = JSON.parse(data);
+        stats.received += m.players.filter((p) => p.playerId !== c.playerId).length - 1;
+      } else if (data.includes('"block_edit"')) onEdit(c, JSON.parse(data));
       else if (data.includes('"error"')) stats.errors++;
     });
     ws.on('open', () => resolve(c));

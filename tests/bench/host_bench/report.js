@@ -21,7 +21,7 @@ const summary = (runs) => {
 const ROWS = [
   ['clients', 'connected clients'],
   ['sentPerSec', 'client messages in / s'],
-  ['receivedPerSec', 'messages out / s (received by clients)'],
+  ['receivedPerSec', 'messages out / s (received by clients; a players list counts its entries)'],
   ['cpuShare', 'server CPU (cores busy)'],
   ['cpuUsPerClientMessage', 'server CPU per client message (us)'],
   ['messagesPerCpuSecond', 'messages in+out per CPU-second'],

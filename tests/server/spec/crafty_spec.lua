@@ -81,7 +81,7 @@ describe("crafty", function()
     end)
   end)
 
-  it("lets two players see each other's joins, edits, transforms (coalesced at 15 Hz) and leaves", function()
+  it("lets two players see each other's joins, edits, transforms (one `players` list at 15 Hz) and leaves", function()
     withCrafty(function(data)
       H.with(MODULES, data, function(s)
         local ev = H.client(s.port, {
@@ -127,17 +127,21 @@ describe("crafty", function()
         assert.same(edit, H.messages(ev, "b", "block_edit")[1])
         assert.same({ t = "chat", from = "b", playerId = bId, message = "hi a" }, H.messages(ev, "a", "chat")[1])
 
-        -- 60 transforms over ~0.7 s reach b as ~10 coalesced ones, the last one last.
+        -- 60 transforms over ~0.7 s reach b as ~10 coalesced `players` lists, the last one last.
         local moves = {}
-        for _, m in ipairs(H.messages(ev, "b", "player_transform")) do
-          assert.equals(aId, m.playerId)
-          if m.y == ground + 6 then moves[#moves + 1] = m end
+        for _, m in ipairs(H.messages(ev, "b", "players")) do
+          assert.equals(1, #m.players) -- only a moved
+          local p = m.players[1]
+          assert.equals(aId, p.playerId)
+          if p.y == ground + 6 then moves[#moves + 1] = p end
         end
-        assert.is_true(#moves >= 4 and #moves <= 20, "got " .. #moves .. " player_transform messages")
-        assert.same({ t = "player_transform", playerId = aId, x = 25, y = ground + 6, z = 10.5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
+        assert.is_true(#moves >= 4 and #moves <= 20, "got " .. #moves .. " players messages")
+        assert.same({ playerId = aId, x = 25, y = ground + 6, z = 10.5, yaw = 0.5, pitch = -0.25 }, moves[#moves])
         for i = 2, #moves do assert.is_true(moves[i].x > moves[i - 1].x, "transforms out of order") end
-        -- a never gets its own transforms back
-        assert.equals(0, #H.messages(ev, "a", "player_transform"))
+        -- the list goes to every member, a too: it only ever holds a itself (b never moved)
+        for _, m in ipairs(H.messages(ev, "a", "players")) do
+          for _, p in ipairs(m.players) do assert.equals(aId, p.playerId) end
+        end
         assert.same({ t = "player_leave", playerId = bId }, H.messages(ev, "a", "player_leave")[1])
       end)
     end)
