@@ -289,16 +289,19 @@ end
 
 -- A room for a loaded world: its members and players, the packed edit log indexed by cell,
 -- the edits not saved yet, and its terrain (the seed's natural blocks, generated per chunk
--- and cached). world.edits may be packed (storage's packedEdits) or a list; the room's world
--- keeps no edits. nil, message when the world's seed cannot make terrain (a record imported
+-- and cached). world.edits may be packed (storage's packedEdits) or a list; the room's copy
+-- of the record keeps no edits. nil, message when the world's seed cannot make terrain (a record imported
 -- with a seed no client could use).
 local function newRoom(world)
   local ok, terrain = pcall(tycho.terrain.new, world.seed)
   if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
-  local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, unsaved = {},
+  local record = {} -- the world without its edits (the log holds them)
+  for k, v in pairs(world) do
+    if k ~= "edits" then record[k] = v end
+  end
+  local room = { world = record, terrain = terrain, members = Room.new(), players = {}, keys = {}, unsaved = {},
     dirty = false, idleSince = tycho.now() }
   fillLog(room, world.edits)
-  world.edits = nil
   return room
 end
 M.newRoom = newRoom
