@@ -153,6 +153,37 @@ describe("crafty limits", function()
     H.removeTree(data)
   end)
 
+  it("unloads a world idle for ROOM_IDLE s (saved first) and loads it again on the next join", function()
+    -- A copy of the modules with ROOM_IDLE at 1 s (the save timer, every 5 s, unloads).
+    local dir = H.tempDir()
+    os.execute(("cp %s/*.lua %s"):format(H.shq(MODULES), H.shq(dir)))
+    local src = assert(H.readFile(dir .. "/crafty.lua"))
+    local patched, n = src:gsub("\nlocal ROOM_IDLE = 60 ", "\nlocal ROOM_IDLE = 1 ")
+    assert.equals(1, n)
+    local f = assert(io.open(dir .. "/crafty.lua", "wb"))
+    f:write(patched)
+    f:close()
+    local data, ids = seeded({ { x = 1, y = 100, z = 1, type = 3 } })
+    local ground = H.surface(5, 10, 10)
+    local log = H.with(dir, data, function(s)
+      local ev = H.client(s.port, { { open = "a", path = "/crafty" }, hello("a"), recv("a", "world_list"),
+        send("a", { t = "join_world", worldId = ids[1] }), recv("a", "welcome"),
+        send("a", { t = "transform", x = 10.5, y = ground + 2, z = 10.5, yaw = 0, pitch = 0 }),
+        send("a", { t = "block_edit", action = "place", x = 10, y = ground + 1, z = 10, type = 4 }), recv("a", "block_edit"),
+        send("a", { t = "leave_world" }), recv("a", "world_list"),
+        { sleep = 6500 },
+        send("a", { t = "join_world", worldId = ids[1] }), recv("a", "welcome") })
+      local welcomes = H.messages(ev, "a", "welcome")
+      assert.equals(2, #welcomes)
+      assert.same({ { x = 1, y = 100, z = 1, type = 3 }, { x = 10, y = ground + 1, z = 10, type = 4 } }, welcomes[2].world.edits)
+    end)
+    local _, loads = log:gsub("crafty_room_loaded", "")
+    assert.equals(2, loads, log)
+    assert.is_nil(log:find("_failed", 1, true), log)
+    H.removeTree(dir)
+    H.removeTree(data)
+  end)
+
   it("limits world creation per playerKey and per address, records the creator, and lets only them delete a world", function()
     local data = H.tempDir()
     local created = {}
