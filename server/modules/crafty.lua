@@ -38,6 +38,7 @@ local MAX_WORLDS_PER_KEY = 8     -- worlds one playerKey may have created (and n
 local MAX_WORLDS_PER_ADDRESS = 32 -- worlds created from one address (players behind one NAT share it)
 local JOIN_RATE, JOIN_BURST = 0.5, 5 -- join_world per second per client (token bucket)
 local LIST_RATE, LIST_BURST = 1, 3   -- list_worlds per second per client (token bucket)
+local LIST_STALE = 2             -- seconds a world list may lag the worlds' edit counts
 local ROOM_IDLE = 60             -- seconds a world stays loaded after its last player left
 local STORAGE_RETRY = 5          -- seconds between two tries to open a store that failed
 local OWNERS_BLOB = "crafty.owners" -- host.storage blob: JSON {worldId = {key, address, name}}
@@ -156,16 +157,17 @@ local function worldSummary(world, editCount, online, owner)
   }
 end
 
--- Something a world_list shows changed (a world made, deleted, joined, left, a new cell
--- edited): the next list is built again.
-local function listChanged()
-  M.listText = nil
+-- Something a world_list shows changed: a world made, deleted, joined or left (the next list
+-- is built again), or only an edit count (soft: the list is built again once it is
+-- LIST_STALE s old, so that worlds being built in do not make every request build one).
+local function listChanged(soft)
+  if soft then M.listStale = true else M.listText = nil end
 end
 
 -- The world_list message as JSON text, built once per change (a list of 256 worlds is ~70 KB
 -- to encode), or nil, message when the store cannot be read. Also sets M.listed (id -> true).
 local function worldListText()
-  if M.listText then return M.listText end
+  if M.listText and not (M.listStale and tycho.now() - (M.listBuiltAt or 0) >= LIST_STALE) then return M.listText end
   local storage, err = store()
   if not storage then return nil, err end
   local ok, listed, lerr = pcall(storage.list, storage)
@@ -181,6 +183,7 @@ local function worldListText()
       room and room.members.count or 0, type(owner) == "table" and owner.name or nil)
   end
   M.listText, M.listed, M.listCount = tycho.json.encode({ t = "world_list", worlds = worlds }), ids, #listed
+  M.listStale, M.listBuiltAt = false, tycho.now()
   return M.listText
 end
 
@@ -359,7 +362,7 @@ local function applyEdit(room, x, y, z, type)
     local k = chunkOf(i)
     room.log[k] = (room.log[k] or "") .. record
     room.editCount, room.blocks[key] = i, i
-    listChanged() -- editCount
+    listChanged(true) -- editCount
   end
   room.unsaved[#room.unsaved + 1] = { x = x, y = y, z = z, type = type }
   room.dirty = true
