@@ -35,7 +35,9 @@ local GAME_MODES = { creative = true, survival = true }
 local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (token bucket)
 local MAX_WORLDS = 256           -- worlds per server
 local MAX_WORLDS_PER_KEY = 8     -- worlds one playerKey may have created (and not deleted)
-local MAX_WORLDS_PER_ADDRESS = 32 -- worlds created from one address (players behind one NAT share it)
+-- Worlds created from one address (players behind one NAT share it). Behind a proxy every
+-- player has the proxy's address: CRAFTY_WORLDS_PER_ADDRESS sets it there (0: no limit).
+local MAX_WORLDS_PER_ADDRESS = math.tointeger(tonumber(os.getenv("CRAFTY_WORLDS_PER_ADDRESS") or "")) or 32
 local JOIN_RATE, JOIN_BURST = 0.5, 5 -- join_world per second per client (token bucket)
 local LIST_RATE, LIST_BURST = 1, 3   -- list_worlds per second per client (token bucket)
 local LIST_STALE = 2             -- seconds a world list may lag the worlds' edit counts
@@ -441,7 +443,7 @@ function handlers.create_world(client, msg)
     return refuse(client, "quota_exceeded", "one player may keep at most " .. MAX_WORLDS_PER_KEY
       .. " worlds; delete one first")
   end
-  if byAddress >= MAX_WORLDS_PER_ADDRESS then
+  if MAX_WORLDS_PER_ADDRESS > 0 and byAddress >= MAX_WORLDS_PER_ADDRESS then
     return refuse(client, "quota_exceeded", "at most " .. MAX_WORLDS_PER_ADDRESS .. " worlds from one address")
   end
   local world = tycho.storage.createSavedWorld(name, seed, mode)

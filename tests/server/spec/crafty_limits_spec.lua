@@ -254,6 +254,24 @@ describe("crafty limits", function()
     H.removeTree(data)
   end)
 
+  it("takes the per-address quota from CRAFTY_WORLDS_PER_ADDRESS (a server behind a proxy)", function()
+    local data = H.tempDir()
+    local server = H.startWith({ modules = MODULES, data = data, env = { CRAFTY_WORLDS_PER_ADDRESS = "2" } })
+    local ok, err = pcall(function()
+      local ev = H.client(server.port, {
+        { open = "a", path = "/crafty" }, hello("a"), recv("a", "world_list"),
+        send("a", { t = "create_world", name = "one", seed = 1 }), recv("a", "world_list"),
+        send("a", { t = "create_world", name = "two", seed = 2 }), recv("a", "world_list"), { close = "a" },
+        { open = "b", path = "/crafty" }, hello("b"), recv("b", "world_list"),
+        send("b", { t = "create_world", name = "three", seed = 3 }), recv("b") })
+      assert.same({ "quota_exceeded" }, errorsOf(ev, "b"))
+    end)
+    local code, log = H.stop(server)
+    H.removeTree(data)
+    if not ok then error(tostring(err) .. "\n--- server log ---\n" .. log, 0) end
+    assert.equals(0, code, log)
+  end)
+
   it("rate-limits list_worlds and answers from one encoding until the list changes", function()
     local data = H.tempDir()
     H.with(MODULES, data, function(s)
