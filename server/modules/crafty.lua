@@ -138,8 +138,8 @@ local function owners(storage)
   if M.owners then return M.owners end
   local ok, bytes, err = pcall(storage.getBlob, storage, OWNERS_BLOB)
   if not ok or (bytes == nil and err) then return nil, tostring(ok and err or bytes) end
-  local map = bytes and tycho.json.decode(bytes)
-  M.owners = type(map) == "table" and map or {}
+  local decoded, map = pcall(tycho.json.decode, bytes or "{}")
+  M.owners = decoded and type(map) == "table" and map or {} -- unreadable: nobody owns anything
   return M.owners
 end
 
