@@ -228,8 +228,26 @@ static void push_pose_fields(lua_State *L, const ty_storage_pose *p) {
   lua_setfield(L, -2, "pitch");
 }
 
-/* with_edits false (list): `edits` is left out and `editCount` says how many there are. */
-static void push_world(lua_State *L, const ty_storage_world *w, bool with_edits) {
+/* How push_world gives the edit log: left out (list), as {x, y, z, type} tables, or packed. */
+typedef enum edits_as { EDITS_COUNT, EDITS_TABLES, EDITS_PACKED } edits_as;
+
+/* Pushes the edits as one string of 16-byte records, string.pack("<i4i4i4i4", x, y, z, type)
+ * each: a server keeps a long log in ~16 bytes an edit instead of a table per edit. */
+static void push_packed_edits(lua_State *L, const ty_storage_edit *edits, uint32_t n) {
+  luaL_Buffer b;
+  unsigned char *out = (unsigned char *)luaL_buffinitsize(L, &b, (size_t)n * 16);
+  for (uint32_t i = 0; i < n; i++) {
+    const int32_t v[4] = {edits[i].x, edits[i].y, edits[i].z, edits[i].type};
+    for (int k = 0; k < 4; k++) {
+      uint32_t u = (uint32_t)v[k];
+      for (int j = 0; j < 4; j++) *out++ = (unsigned char)(u >> (8 * j));
+    }
+  }
+  luaL_pushresultsize(&b, (size_t)n * 16);
+}
+
+/* EDITS_COUNT (list): `edits` is left out and `editCount` says how many there are. */
+static void push_world(lua_State *L, const ty_storage_world *w, edits_as edits) {
   lua_createtable(L, 0, 16);
   lua_pushstring(L, w->id);
   lua_setfield(L, -2, "id");
@@ -264,7 +282,10 @@ static void push_world(lua_State *L, const ty_storage_world *w, bool with_edits)
   }
   lua_pushinteger(L, (lua_Integer)w->version);
   lua_setfield(L, -2, "version");
-  if (with_edits) {
+  if (edits == EDITS_PACKED) {
+    push_packed_edits(L, w->edits, w->nedits);
+    lua_setfield(L, -2, "edits");
+  } else if (edits == EDITS_TABLES) {
     lua_createtable(L, (int)w->nedits, 0);
     for (uint32_t i = 0; i < w->nedits; i++) {
       lua_createtable(L, 0, 4);
@@ -353,10 +374,18 @@ static int ws_compact(lua_State *L) {
   return 1;
 }
 
-/* storage:load(id) -> world, or nil (no such world), or nil, message */
+/* storage:load(id [, {packedEdits}]) -> world, or nil (no such world), or nil, message.
+ * packedEdits: world.edits is one string of 16-byte records (push_packed_edits). */
 static int ws_load(lua_State *L) {
   ty_storage *s = check_open(L);
   const char *id = luaL_checkstring(L, 2);
+  bool packed = false;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_getfield(L, 3, "packedEdits");
+    packed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
   ty_storage_world w;
   char err[512];
   ty_storage_status st = ty_storage_load(s, id, &w, err, sizeof err);
@@ -365,7 +394,7 @@ static int ws_load(lua_State *L) {
     return 1;
   }
   if (st != TY_STORAGE_OK) return push_failure(L, err);
-  push_world(L, &w, true);
+  push_world(L, &w, packed ? EDITS_PACKED : EDITS_TABLES);
   ty_storage_world_free(&w);
   return 1;
 }
@@ -379,7 +408,7 @@ static int ws_list(lua_State *L) {
   if (ty_storage_list(s, &worlds, &n, err, sizeof err) != TY_STORAGE_OK) return push_failure(L, err);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
-    push_world(L, &worlds[i], false);
+    push_world(L, &worlds[i], EDITS_COUNT);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   ty_storage_worlds_free(worlds, n);

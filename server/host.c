@@ -193,6 +193,12 @@ static int s_index(lua_State *L) {
     lua_pushboolean(L, b->s != NULL);
     return 1;
   }
+  if (k && strcmp(k, "address") == 0) { /* the peer's IP address (per-address limits); nil once closed */
+    char addr[64];
+    if (b->s && ty_client_address(b->s->c, addr, sizeof addr)[0]) lua_pushstring(L, addr);
+    else lua_pushnil(L);
+    return 1;
+  }
   lua_getmetatable(L, 1);
   lua_getfield(L, -1, "methods");
   lua_pushvalue(L, 2);

@@ -103,6 +103,13 @@ void *ty_client_user(const ty_client *c) { return c->user; }
 void ty_client_set_user(ty_client *c, void *user) { c->user = user; }
 int ty_net_port(const ty_net *net) { return net->port; }
 
+const char *ty_client_address(const ty_client *c, char *buf, size_t len) {
+  if (len == 0) return buf;
+  buf[0] = 0;
+  if (c->wsi && !lws_get_peer_simple(c->wsi, buf, len)) buf[0] = 0;
+  return buf;
+}
+
 void ty_client_close(ty_client *c, int code, const char *reason) {
   if (c->closing || c->closed) return;
   c->closing = true;

@@ -49,6 +49,9 @@ void ty_net_close_all(ty_net *net, int code, const char *reason);
 uint64_t ty_client_id(const ty_client *c);
 void *ty_client_user(const ty_client *c);
 void ty_client_set_user(ty_client *c, void *user);
+/* The peer's IP address as text ("127.0.0.1", "::1") into buf; "" when unknown. Behind a
+ * proxy this is the proxy's address. */
+const char *ty_client_address(const ty_client *c, char *buf, size_t len);
 /* Queues one frame (copied). False when the client is closing or was just dropped for
  * passing max_queue. */
 bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary);

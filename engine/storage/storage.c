@@ -818,6 +818,14 @@ ty_storage *ty_storage_open(const char *path, char *err, size_t errsz) {
   }
   sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
   sqlite3_extended_result_codes(s->db, 1);
+  /* sqlite quietly opens a file it may not write (EACCES, EROFS) read-only; every save would
+   * then fail. Say so now, as what it is, and leave the file alone. */
+  if (!memory && sqlite3_db_readonly(s->db, "main") == 1) {
+    const char *why = access(path, W_OK) != 0 ? strerror(errno) : "opened read-only";
+    fail(err, errsz, "storage_read_only", "%s cannot be written (%s): a store must be writable; left as it is", path,
+         why);
+    goto refuse;
+  }
   if (kind == 1) {
     /* Only reads until the file is known to be ours and whole: a refused file stays as it was. */
     bool ok1, ok2, ok3;
@@ -825,7 +833,12 @@ ty_storage *ty_storage_open(const char *path, char *err, size_t errsz) {
     int64_t ver = pragma_int(s->db, "PRAGMA user_version", &ok2);
     int64_t tables = pragma_int(s->db, "SELECT count(*) FROM sqlite_master", &ok3);
     if (!ok1 || !ok2 || !ok3) {
-      fail(err, errsz, "storage_corrupt", "%s is damaged: %s", path, sqlite3_errmsg(s->db));
+      int code = sqlite3_errcode(s->db) & 0xff;
+      if (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM || code == SQLITE_AUTH)
+        /* Not damage: the folder refuses the journal files (-wal, -shm) or access is denied. */
+        fail(err, errsz, "storage_open", "%s cannot be opened: %s (the file and its folder must be writable); left as it is",
+             path, sqlite3_errmsg(s->db));
+      else fail(err, errsz, "storage_corrupt", "%s is damaged: %s", path, sqlite3_errmsg(s->db));
       goto refuse;
     }
     if (app != STORE_APPLICATION_ID && !(app == 0 && tables == 0)) {

@@ -244,6 +244,11 @@ local function confirmDeleteFrame()
   for _, k in ipairs(CONFIRM_KEYS) do
     if input.wasPressed(k) then
       game.confirmDelete = nil
+      if game.net then -- the server says: a new list, or why not (only its creator may)
+        game.net:deleteWorld(c.id)
+        game.message = "asked the server to remove " .. tostring(c.name)
+        return
+      end
       store:delete(c.id)
       game.thumbs[c.id] = nil
       game.message = "removed " .. tostring(c.name)
@@ -556,8 +561,10 @@ engine:beforeFrame(function()
       startNaming("survival")
     elseif input.wasPressed("return") then
       continueWorld(game.selected or 1)
-    elseif input.wasPressed("delete") and not game.net and store then
+    elseif input.wasPressed("delete") and (game.net or store) then
       askDelete(game.selected or 1)
+    elseif input.wasPressed("r") and game.net then
+      game.net:listWorlds()
     elseif input.wasPressed("p") and not game.net then
       startNamingPlayer()
     elseif input.wasPressed("m") then

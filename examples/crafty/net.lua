@@ -82,6 +82,12 @@ function Net:_lobby(msg)
       return
     end
     if self.h.onWelcome then self.h.onWelcome(msg) end
+  elseif msg.t == "error" and self.state == "connecting" and msg.code == "storage_failed" then
+    -- The server is up but cannot open its worlds store: a lobby with no worlds and the
+    -- reason; listWorlds asks again (the server retries the store every few seconds).
+    self.state, self.worlds = "lobby", {}
+    if self.h.onWorlds then self.h.onWorlds(self.worlds) end
+    if self.h.onError then self.h.onError(msg.code, msg.message) end
   elseif msg.t == "error" and self.state == "connecting" then
     -- hello refused (a bad name, another protocol version): this connection is over.
     self:_lost("the server refused: " .. tostring(msg.message))
@@ -109,6 +115,9 @@ end
 function Net:listWorlds() self.conn:send({ t = "list_worlds" }) end
 function Net:createWorld(name, seed, gameMode) self.conn:send({ t = "create_world", name = name, seed = seed, gameMode = gameMode }) end
 function Net:join(worldId) self.conn:send({ t = "join_world", worldId = worldId }) end
+---Deletes a world this playerKey created (nobody may be in it): the server answers with the
+---world list, or an error (not_owner, world_in_use) that comes as onError.
+function Net:deleteWorld(worldId) self.conn:send({ t = "delete_world", worldId = worldId }) end
 
 ---Leaves the world being played for the lobby: the server answers with the world list.
 function Net:leaveWorld()

@@ -117,7 +117,7 @@ end
 
 -- The start screen's keys: the local saves, or a server's worlds.
 local LOCAL_KEYS = "N new creative world   S new survival world   Enter play   Delete remove   P your name   M multiplayer   Esc quit"
-local SERVER_KEYS = "N new creative world   S new survival world   Enter join   M or Esc back to your worlds"
+local SERVER_KEYS = "N new creative world   S new survival world   Enter join   Delete remove yours   R refresh   M or Esc back to your worlds"
 
 ---What the start screen says where its list is empty (server: the list of a server, nil
 ---for the local saves; connecting: its list has not arrived yet).

@@ -8,6 +8,7 @@
 ---@class tycho.Session
 ---@field id integer unique in this process, never reused
 ---@field open boolean false once the connection is gone
+---@field address string? the peer's IP address ("127.0.0.1", "::1"; a proxy's when behind one); nil once closed
 ---@field path string the request path, e.g. "/sync/room-1" (a module may serve rooms by path)
 local Session = {}
 

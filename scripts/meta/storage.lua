@@ -95,9 +95,10 @@ function WorldStorage:pending() end
 function WorldStorage:compact(worldId) end
 
 ---@param id string
+---@param options? {packedEdits: boolean?} packedEdits: `edits` is one string of 16-byte records, string.pack("<i4i4i4i4", x, y, z, type) each
 ---@return tycho.SavedWorld|nil world nil when there is no such world; appended edits merged in
 ---@return string? message when it could not be read
-function WorldStorage:load(id) end
+function WorldStorage:load(id, options) end
 
 ---Every world without its edit log (editCount instead), most recently played first.
 ---@return tycho.SavedWorld[]|nil

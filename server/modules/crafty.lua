@@ -7,9 +7,14 @@
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
 -- playerKey) are saved every 5 s when dirty, when a world's last player leaves, and in
--- onStop; one save that fails is logged and never stops the others. All state lives in the
--- module table M, so a hot reload (scripts/docs/reload.md) keeps rooms, members and the
--- lobby, and runs the new code at once.
+-- onStop; one save that fails is logged and never stops the others. A save writes the
+-- record's fields and the edits since the last one (saveMeta), never the whole log; a room
+-- keeps its log packed (16 bytes an edit) and stays loaded ROOM_IDLE s after its last player
+-- leaves. World creation is limited per playerKey and per address, and the creator may
+-- delete a world. While the store cannot be opened every request that needs it is answered
+-- storage_failed and opening is retried. All state lives in the module table M, so a hot
+-- reload (scripts/docs/reload.md) keeps rooms, members and the lobby, and runs the new code
+-- at once.
 local Room = require("tycho.server.room")
 local Text = require("tycho.server.text")
 
@@ -32,11 +37,23 @@ local MAX_STACKS, MAX_STACK_COUNT, HOTBAR_SLOTS = 36, 64, 9
 local GAME_MODES = { creative = true, survival = true }
 local CREATE_RATE, CREATE_BURST = 0.5, 3 -- create_world per second per client (token bucket)
 local MAX_WORLDS = 256           -- worlds per server
+local MAX_WORLDS_PER_KEY = 8     -- worlds one playerKey may have created (and not deleted)
+-- Worlds created from one address (players behind one NAT share it). Behind a proxy every
+-- player has the proxy's address: CRAFTY_WORLDS_PER_ADDRESS sets it there (0: no limit).
+local MAX_WORLDS_PER_ADDRESS = math.tointeger(tonumber(os.getenv("CRAFTY_WORLDS_PER_ADDRESS") or "")) or 32
+local JOIN_RATE, JOIN_BURST = 0.5, 5 -- join_world per second per client (token bucket)
+local LIST_RATE, LIST_BURST = 1, 3   -- list_worlds per second per client (token bucket)
+local LIST_STALE = 2             -- seconds a world list may lag the worlds' edit counts
+local ROOM_IDLE = 60             -- seconds a world stays loaded after its last player left
+local STORAGE_RETRY = 5          -- seconds between two tries to open a store that failed
+local OWNERS_BLOB = "crafty.owners" -- host.storage blob: JSON {worldId = {key, address, name}}
 local MAX_SPEED = 30             -- blocks per second a player may move
 local MOVE_SLACK = 4             -- blocks allowed on top of MAX_SPEED * elapsed (jitter, bursts)
 local SPAWN_RADIUS = 128         -- the first transform from the world's spawn may settle this far
                                  -- (the client drops its player onto the terrain around it)
 local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values each: under the 10,000-value decode limit)
+local RECORD = "<i4i4i4i4"       -- one edit in a room's log: x, y, z, type (storage's packedEdits)
+local RECORD_SIZE = 16
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 
 -- Module state: fields of M, so that a reload's new code reads the same rooms and lobby.
@@ -44,7 +61,8 @@ local M = {
   rooms = {},         -- worldId -> room
   clients = {},       -- session id -> client
   lobby = Room.new(), -- clients that said hello and are in no world
-  -- host, storage: set by onStart
+  -- host: set by onStart; storage: the store once opened (see store());
+  -- listText: the encoded world_list until something in it changes (see listChanged)
 }
 
 local function nowMs()
@@ -81,35 +99,130 @@ end
 
 local function newBucket(burst) return { tokens = burst, at = tycho.now() } end
 
+-- The client's bucket `name`, made full on first use (clients from before a reload lack some).
+local function bucket(client, name, burst)
+  local b = client[name]
+  if not b then
+    b = newBucket(burst)
+    client[name] = b
+  end
+  return b
+end
+
+-- ---- the store ----
+
+-- host.storage, or nil, message while it cannot be opened (damaged, read-only, a folder that
+-- refuses access). A failed open is retried at most every STORAGE_RETRY s, and logged when
+-- its reason changes (crafty_storage_failed) and when the store opens again.
+local function store()
+  if M.storage then return M.storage end
+  local now = tycho.now()
+  if M.storageError and now - (M.storageTriedAt or 0) < STORAGE_RETRY then return nil, M.storageError end
+  M.storageTriedAt = now
+  local ok, storage = pcall(function() return M.host.storage end)
+  if ok and storage then
+    if M.storageError then M.host:log("crafty_storage_open: the worlds store opens again") end
+    M.storage, M.storageError = storage, nil
+    return storage
+  end
+  local err = tostring(storage)
+  if err ~= M.storageError then M.host:log("crafty_storage_failed: " .. err) end
+  M.storageError = err
+  return nil, err
+end
+
+-- The message a client gets while the store cannot be opened (the reason, with its path, is
+-- in the log).
+local STORAGE_DOWN = "the server cannot open its worlds store; it retries every " .. STORAGE_RETRY .. " s"
+
+-- The store's owners map (worldId -> {key, address, name}), read once; nil, message when the
+-- store cannot be read.
+local function owners(storage)
+  if M.owners then return M.owners end
+  local ok, bytes, err = pcall(storage.getBlob, storage, OWNERS_BLOB)
+  if not ok or (bytes == nil and err) then return nil, tostring(ok and err or bytes) end
+  local decoded, map = pcall(tycho.json.decode, bytes or "{}")
+  M.owners = decoded and type(map) == "table" and map or {} -- unreadable: nobody owns anything
+  return M.owners
+end
+
+local function saveOwners(storage)
+  local ok, saved, err = pcall(storage.putBlob, storage, OWNERS_BLOB, tycho.json.encode(M.owners))
+  if ok and saved then return true end
+  return nil, tostring(ok and err or saved)
+end
+
 -- ---- worlds and rooms ----
 
-local function worldSummary(world, online)
+local function worldSummary(world, editCount, online, owner)
   return {
     id = world.id, name = world.name, seed = world.seed, gameMode = world.gameMode,
     createdAt = world.createdAt, lastPlayedAt = world.lastPlayedAt,
-    editCount = world.editCount or (world.edits and #world.edits) or 0, online = online or 0,
+    editCount = editCount or 0, online = online or 0, owner = owner,
   }
 end
 
-local function worldList()
-  local worlds = array()
-  local listed = M.storage:list()
-  for _, w in ipairs(listed or {}) do
-    local room = M.rooms[w.id]
-    -- A loaded world is newer in memory than on disk.
-    worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.members.count or 0)
-  end
-  return { t = "world_list", worlds = worlds }
+-- Something a world_list shows changed: a world made, deleted, joined or left (the next list
+-- is built again), or only an edit count (soft: the list is built again once it is
+-- LIST_STALE s old, so that worlds being built in do not make every request build one).
+local function listChanged(soft)
+  if soft then M.listStale = true else M.listText = nil end
 end
 
--- Saves a dirty world; a failure (returned or raised) is logged and leaves it dirty.
+-- The world_list message as JSON text, built once per change (a list of 256 worlds is ~70 KB
+-- to encode), or nil, message when the store cannot be read. Also sets M.listed (id -> true).
+local function worldListText()
+  if M.listText and not (M.listStale and tycho.now() - (M.listBuiltAt or 0) >= LIST_STALE) then return M.listText end
+  local storage, err = store()
+  if not storage then return nil, err end
+  local ok, listed, lerr = pcall(storage.list, storage)
+  if not (ok and listed) then return nil, tostring(ok and lerr or listed) end
+  local map = owners(storage) or {}
+  local worlds, ids = array(), {}
+  for _, w in ipairs(listed) do
+    local room = M.rooms[w.id]
+    local owner = map[w.id]
+    ids[w.id] = true
+    -- A loaded world is newer in memory than on disk.
+    worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.editCount or w.editCount,
+      room and room.members.count or 0, type(owner) == "table" and owner.name or nil)
+  end
+  M.listText, M.listed, M.listCount = tycho.json.encode({ t = "world_list", worlds = worlds }), ids, #listed
+  M.listStale, M.listBuiltAt = false, tycho.now()
+  return M.listText
+end
+
+-- Sends the world list, or storage_failed.
+local function sendList(client)
+  local text, err = worldListText()
+  if not text then
+    M.host:log("crafty_list_failed: " .. tostring(err))
+    return refuse(client, "storage_failed", STORAGE_DOWN)
+  end
+  client.session:sendText(text)
+end
+
+-- The world list to everyone in the lobby (one encoding for all).
+local function broadcastList()
+  local text = worldListText()
+  if not text then return end
+  for _, session in pairs(M.lobby.members) do session:sendText(text) end
+end
+
+-- Saves a dirty world: its record's fields and the edits made since the last save
+-- (saveMeta: the log is never rewritten, and the commit is not fsynced; see storage.md). A
+-- failure (returned or raised) is logged and leaves it dirty, its new edits kept for the next.
 local function saveRoom(room)
   if not room.dirty then return true end
-  local ok, saved, err = pcall(M.storage.save, M.storage, room.world)
+  local storage, err = store()
+  local ok, saved = false, nil
+  if storage then ok, saved, err = pcall(storage.saveMeta, storage, room.world, room.unsaved) end
   if not (ok and saved) then
-    M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. tostring(ok and err or saved))
+    M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. tostring(ok and err or saved or err))
     return false
   end
+  if #room.unsaved > 0 then room.appended = true end
+  room.unsaved = {}
   room.dirty = false
   return true
 end
@@ -118,7 +231,12 @@ local function savePlayer(room, player)
   if not player.dirty then return true end
   local record = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch,
     inventory = player.inventory }
-  local ok, saved, err = pcall(M.storage.savePlayer, M.storage, room.world.id, player.key, record)
+  local storage, serr = store()
+  if not storage then
+    M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(serr))
+    return false
+  end
+  local ok, saved, err = pcall(storage.savePlayer, storage, room.world.id, player.key, record)
   if not (ok and saved) then
     M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(ok and err or saved))
     return false
@@ -131,18 +249,67 @@ local function inWorld(x, y, z)
   return x > -MAX_XZ and x < MAX_XZ and z > -MAX_XZ and z < MAX_XZ and y >= MIN_Y and y <= MAX_Y
 end
 
--- A room for a loaded world: its members and players, the edit log indexed by cell, and its
--- terrain (the seed's natural blocks, generated per chunk and cached). nil, message when the
--- world's seed cannot make terrain (a record imported with a seed no client could use).
+-- ---- the packed edit log ----
+-- room.log[k] is a string of up to EDIT_CHUNK records (RECORD: x, y, z, type), edits
+-- (k - 1) * EDIT_CHUNK + 1 .. k * EDIT_CHUNK, so chunk k is exactly what the k-th welcome or
+-- `edits` message carries; room.editCount counts them and room.blocks maps a cell's key to
+-- its edit's index. ~16 bytes an edit plus the index, against ~200 for a table per edit.
+
+local function chunkOf(i) return (i - 1) // EDIT_CHUNK + 1, (i - 1) % EDIT_CHUNK * RECORD_SIZE end
+
+-- Edits (a packed string of records, or a list of {x, y, z, type}) into room.log and its index.
+local function fillLog(room, edits)
+  local log, blocks, n = {}, {}, 0
+  if type(edits) == "string" then
+    n = #edits // RECORD_SIZE
+    for k = 1, (n + EDIT_CHUNK - 1) // EDIT_CHUNK do
+      log[k] = edits:sub((k - 1) * EDIT_CHUNK * RECORD_SIZE + 1, k * EDIT_CHUNK * RECORD_SIZE)
+    end
+    local unpack = string.unpack
+    for i = 1, n do
+      local x, y, z = unpack("<i4i4i4", edits, (i - 1) * RECORD_SIZE + 1)
+      if inWorld(x, y, z) then blocks[blockKey(x, y, z)] = i end
+    end
+  else
+    local parts = {}
+    for i, e in ipairs(edits or {}) do
+      local k = chunkOf(i)
+      parts[k] = parts[k] or {}
+      parts[k][#parts[k] + 1] = string.pack(RECORD, e.x, e.y, e.z, e.type)
+      if inWorld(e.x, e.y, e.z) then blocks[blockKey(e.x, e.y, e.z)] = i end
+      n = i
+    end
+    for k, p in ipairs(parts) do log[k] = table.concat(p) end
+  end
+  room.log, room.blocks, room.editCount = log, blocks, n
+end
+
+-- Chunk k of the log as a list of {x, y, z, type} (what goes out on the wire).
+local function chunkEdits(room, k)
+  local c, out = room.log[k] or "", array()
+  local unpack = string.unpack
+  for off = 1, #c, RECORD_SIZE do
+    local x, y, z, t = unpack(RECORD, c, off)
+    out[#out + 1] = { x = x, y = y, z = z, type = t }
+  end
+  return out
+end
+
+-- A room for a loaded world: its members and players, the packed edit log indexed by cell,
+-- the edits not saved yet, and its terrain (the seed's natural blocks, generated per chunk
+-- and cached). world.edits may be packed (storage's packedEdits) or a list; the room's copy
+-- of the record keeps no edits. nil, message when the world's seed cannot make terrain (a record imported
+-- with a seed no client could use).
 local function newRoom(world)
   local ok, terrain = pcall(tycho.terrain.new, world.seed)
   if not ok then return nil, "world " .. tostring(world.id) .. " has an unusable seed: " .. tostring(terrain) end
-  array(world.edits)
-  local room = { world = world, terrain = terrain, members = Room.new(), players = {}, keys = {}, blocks = {},
-    dirty = false, movers = {}, last = {} } -- movers: players to flush; last: playerKey -> its player
-  for i, e in ipairs(world.edits) do
-    if inWorld(e.x, e.y, e.z) then room.blocks[blockKey(e.x, e.y, e.z)] = i end
+  local record = {} -- the world without its edits (the log holds them)
+  for k, v in pairs(world) do
+    if k ~= "edits" then record[k] = v end
   end
+  local room = { world = record, terrain = terrain, members = Room.new(), players = {}, keys = {}, unsaved = {},
+    dirty = false, idleSince = tycho.now(), movers = {}, last = {} } -- movers: players to flush; last: playerKey -> its player
+  fillLog(room, world.edits)
   return room
 end
 M.newRoom = newRoom
@@ -151,14 +318,19 @@ M.newRoom = newRoom
 local function loadRoom(worldId)
   local room = M.rooms[worldId]
   if room then return room end
-  local world, err = M.storage:load(worldId)
+  local storage, serr = store()
+  if not storage then return nil, "storage_failed", STORAGE_DOWN, serr end
+  local ok, world, err = pcall(storage.load, storage, worldId, { packedEdits = true })
+  if not ok then world, err = nil, world end
   if not world then
-    if err then return nil, "storage_failed", tostring(err) end
+    if err then return nil, "storage_failed", "the world could not be read", tostring(err) end
     return nil, "no_such_world", "no world with id " .. Text.clip(worldId, 64)
   end
   room, err = newRoom(world)
   if not room then return nil, "bad_world", err end
   M.rooms[worldId] = room
+  M.host:log(("crafty_room_loaded %s: %d edits, module memory %d KiB"):format(worldId, room.editCount,
+    collectgarbage("count") // 1))
   return room
 end
 
@@ -167,7 +339,10 @@ end
 local function blockAt(room, x, y, z)
   if not inWorld(x, y, z) then return 0 end -- outside the world (and its keys): air
   local i = room.blocks[blockKey(x, y, z)]
-  if i then return room.world.edits[i].type end
+  if i then
+    local k, off = chunkOf(i)
+    return (string.unpack("<i4", room.log[k], off + 13))
+  end
   -- A room made by code before a hot reload has no terrain yet.
   room.terrain = room.terrain or tycho.terrain.new(room.world.seed)
   return room.terrain:block(x, y, z)
@@ -178,16 +353,23 @@ local function isSolid(room, x, y, z)
   return blockAt(room, x, y, z) ~= 0
 end
 
+-- A later edit of a cell replaces the earlier one's type in its place (as storage does).
 local function applyEdit(room, x, y, z, type)
   local key = blockKey(x, y, z)
-  local edits = room.world.edits
+  local record = string.pack(RECORD, x, y, z, type)
   local i = room.blocks[key]
   if i then
-    edits[i].type = type
+    local k, off = chunkOf(i)
+    local c = room.log[k]
+    room.log[k] = c:sub(1, off) .. record .. c:sub(off + RECORD_SIZE + 1)
   else
-    edits[#edits + 1] = { x = x, y = y, z = z, type = type }
-    room.blocks[key] = #edits
+    i = room.editCount + 1
+    local k = chunkOf(i)
+    room.log[k] = (room.log[k] or "") .. record
+    room.editCount, room.blocks[key] = i, i
+    listChanged(true) -- editCount
   end
+  room.unsaved[#room.unsaved + 1] = { x = x, y = y, z = z, type = type }
   room.dirty = true
 end
 
@@ -211,9 +393,12 @@ local function leaveWorld(client)
     savePlayer(room, player)
   end
   if room.members.count == 0 then
+    -- Saved now (cheap: no log rewrite), unloaded by unloadIdle once idle for ROOM_IDLE s,
+    -- so that players coming and going do not load the world each time.
     saveRoom(room)
-    if not room.dirty then M.rooms[room.world.id] = nil end -- keep it when the save failed
+    room.idleSince = tycho.now()
   end
+  listChanged() -- online
 end
 
 -- ---- handlers ----
@@ -221,7 +406,11 @@ end
 local handlers = {}
 
 function handlers.list_worlds(client)
-  client.session:send(worldList())
+  if not take(bucket(client, "listBucket", LIST_BURST), LIST_RATE, LIST_BURST) then
+    return refuse(client, "too_fast", "at most " .. LIST_BURST .. " world lists at once, then one every "
+      .. (1 / LIST_RATE) .. " s")
+  end
+  sendList(client)
 end
 
 function handlers.create_world(client, msg)
@@ -239,20 +428,86 @@ function handlers.create_world(client, msg)
     return refuse(client, "too_fast", "at most " .. CREATE_BURST .. " new worlds at once, then one every "
       .. (1 / CREATE_RATE) .. " s")
   end
-  if #(M.storage:list() or {}) >= MAX_WORLDS then
+  local storage = store()
+  local map = storage and owners(storage)
+  if not (map and worldListText()) then return refuse(client, "storage_failed", STORAGE_DOWN) end
+  if M.listCount >= MAX_WORLDS then
     return refuse(client, "too_many_worlds", "this server keeps at most " .. MAX_WORLDS .. " worlds")
   end
+  -- Quotas count the worlds still there that this playerKey, or this address, created.
+  local byKey, byAddress = 0, 0
+  for id, o in pairs(map) do
+    if M.listed[id] and type(o) == "table" then
+      if o.key == client.key then byKey = byKey + 1 end
+      if client.address and o.address == client.address then byAddress = byAddress + 1 end
+    end
+  end
+  if byKey >= MAX_WORLDS_PER_KEY then
+    return refuse(client, "quota_exceeded", "one player may keep at most " .. MAX_WORLDS_PER_KEY
+      .. " worlds; delete one first")
+  end
+  if MAX_WORLDS_PER_ADDRESS > 0 and byAddress >= MAX_WORLDS_PER_ADDRESS then
+    return refuse(client, "quota_exceeded", "at most " .. MAX_WORLDS_PER_ADDRESS .. " worlds from one address")
+  end
   local world = tycho.storage.createSavedWorld(name, seed, mode)
-  local ok, err = M.storage:save(world)
-  if not ok then return refuse(client, "storage_failed", tostring(err)) end
-  M.lobby:broadcast(worldList())
+  local ok, saved, err = pcall(storage.save, storage, world)
+  if not (ok and saved) then
+    M.host:log("crafty_save_failed world " .. world.id .. ": " .. tostring(ok and err or saved))
+    return refuse(client, "storage_failed", "the world could not be saved")
+  end
+  map[world.id] = { key = client.key, address = client.address, name = client.name }
+  local owned, oerr = saveOwners(storage)
+  if not owned then -- a world nobody owns would escape the quotas: undo it
+    map[world.id] = nil
+    pcall(storage.delete, storage, world.id)
+    M.host:log("crafty_save_failed owners: " .. tostring(oerr))
+    return refuse(client, "storage_failed", "the world could not be saved")
+  end
+  listChanged()
+  broadcastList()
+end
+
+-- The creator of a world (its playerKey) may delete it while nobody plays in it.
+function handlers.delete_world(client, msg)
+  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
+  local storage = store()
+  local map = storage and owners(storage)
+  if not (map and worldListText()) then return refuse(client, "storage_failed", STORAGE_DOWN) end
+  local id = msg.worldId
+  if not M.listed[id] then return refuse(client, "no_such_world", "no world with id " .. id:sub(1, 40)) end
+  local owner = map[id]
+  if type(owner) ~= "table" or owner.key ~= client.key then
+    return refuse(client, "not_owner", "only the player who created a world may delete it")
+  end
+  local room = M.rooms[id]
+  if room and room.members.count > 0 then
+    return refuse(client, "world_in_use", "players are in this world; it can be deleted when it is empty")
+  end
+  local ok, deleted, err = pcall(storage.delete, storage, id)
+  if not ok or deleted == nil then
+    M.host:log("crafty_delete_failed world " .. id .. ": " .. tostring(ok and err or deleted))
+    return refuse(client, "storage_failed", "the world could not be deleted")
+  end
+  M.rooms[id] = nil -- an idle room goes unsaved: there is nothing left to save it to
+  map[id] = nil
+  local owned, oerr = saveOwners(storage)
+  if not owned then M.host:log("crafty_save_failed owners: " .. tostring(oerr)) end -- a stale entry counts nothing
+  listChanged()
+  broadcastList()
 end
 
 function handlers.join_world(client, msg)
   if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
   if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
-  local room, code, message = loadRoom(msg.worldId)
-  if not room then return refuse(client, code, message) end
+  if not take(bucket(client, "joinBucket", JOIN_BURST), JOIN_RATE, JOIN_BURST) then
+    return refuse(client, "too_fast", "at most " .. JOIN_BURST .. " joins at once, then one every "
+      .. (1 / JOIN_RATE) .. " s")
+  end
+  local room, code, message, detail = loadRoom(msg.worldId)
+  if not room then
+    if detail then M.host:log("crafty_load_failed world " .. msg.worldId:sub(1, 40) .. ": " .. detail) end
+    return refuse(client, code, message)
+  end
   local online = room.keys[client.key]
   if online and room.players[online] then
     return refuse(client, "already_online", "this playerKey is already playing in this world")
@@ -261,7 +516,13 @@ function handlers.join_world(client, msg)
     return refuse(client, "world_full", "this world has its " .. MAX_PLAYERS .. " players; try again later")
   end
   local world = room.world
-  local saved = M.storage:loadPlayer(world.id, client.key)
+  local storage = store()
+  local okp, saved, perr = false, nil, nil
+  if storage then okp, saved, perr = pcall(storage.loadPlayer, storage, world.id, client.key) end
+  if not okp or (saved == nil and perr) then
+    M.host:log("crafty_load_failed player " .. tostring(client.key) .. ": " .. tostring(okp and perr or saved))
+    return refuse(client, "storage_failed", STORAGE_DOWN)
+  end
   local inv = saved and saved.inventory
   if type(inv) == "table" then
     if type(inv.stacks) == "table" then array(inv.stacks) end
@@ -286,6 +547,8 @@ function handlers.join_world(client, msg)
   table.sort(others, function(a, b) return a.playerId < b.playerId end)
   world.lastPlayedAt = nowMs()
   room.dirty = true
+  room.idleSince = nil
+  listChanged() -- online, lastPlayedAt
   M.lobby:remove(client.session.id)
   room.players[player.id] = player
   room.keys[player.key] = player.id
@@ -299,11 +562,9 @@ function handlers.join_world(client, msg)
   -- A long edit log goes out in chunks (welcome's world.edits, then `edits` messages with
   -- more = true until the last), paced by feedEdits so that neither the server's send queue
   -- nor the client's largest message is passed. Chunks are read from the live log when sent.
-  local more = #world.edits > EDIT_CHUNK
-  if more then
-    record.edits = array(table.move(world.edits, 1, EDIT_CHUNK, 1, {}))
-    client.feed = { room = room, at = EDIT_CHUNK + 1 }
-  end
+  record.edits = chunkEdits(room, 1)
+  local more = room.editCount > EDIT_CHUNK
+  if more then client.feed = { room = room, chunk = 2 } end
   client.session:send({
     t = "welcome", playerId = player.id, world = record, players = others, more = more or nil,
     you = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch, inventory = player.inventory },
@@ -317,7 +578,7 @@ function handlers.leave_world(client)
   if not client.room then return refuse(client, "not_in_world", "join a world first") end
   leaveWorld(client)
   M.lobby:add(client.session)
-  client.session:send(worldList())
+  sendList(client)
 end
 
 local TRANSFORM_FIELDS = { "x", "y", "z", "yaw", "pitch" }
@@ -467,7 +728,9 @@ local function hello(client, msg)
   end
   client.key, client.name = msg.playerKey, name
   M.lobby:add(client.session)
-  client.session:send(worldList())
+  -- While the store cannot be opened the client stays in the lobby and gets storage_failed;
+  -- a list_worlds later tries again.
+  sendList(client)
 end
 
 function M.onMessage(client, msg)
@@ -521,12 +784,10 @@ end
 function M.feedEdits()
   for _, client in pairs(M.clients) do
     local feed = client.feed
-    if feed and client.room == feed.room then
-      local edits = feed.room.world.edits
-      local last = math.min(#edits, feed.at + EDIT_CHUNK - 1)
-      local more = last < #edits
-      client.session:send({ t = "edits", edits = array(table.move(edits, feed.at, last, 1, {})), more = more })
-      feed.at = last + 1
+    if feed and client.room == feed.room and feed.chunk then
+      local more = feed.chunk < #feed.room.log
+      client.session:send({ t = "edits", edits = chunkEdits(feed.room, feed.chunk), more = more })
+      feed.chunk = feed.chunk + 1
       if not more then client.feed = nil end
     else
       client.feed = nil
@@ -535,23 +796,54 @@ function M.feedEdits()
 end
 
 -- Every room and player is saved on its own: one that fails is logged and the rest go on.
+-- Then the rooms idle for ROOM_IDLE s are unloaded.
 function M.saveAll()
   for _, room in pairs(M.rooms) do
     saveRoom(room)
     for _, p in pairs(room.players) do savePlayer(room, p) end
   end
+  M.unloadIdle()
+end
+
+-- Unloads the rooms nobody has played in for ROOM_IDLE s once they are saved; a room whose
+-- edits were appended since it was loaded has them folded into its packed log first
+-- (compact), so that the journal stays short. A room whose save fails stays.
+function M.unloadIdle()
+  local now = tycho.now()
+  for id, room in pairs(M.rooms) do
+    if room.members.count == 0 and room.idleSince and now - room.idleSince >= ROOM_IDLE and saveRoom(room) then
+      if room.appended then
+        local ok, folded, err = pcall(M.storage.compact, M.storage, id)
+        if not ok or folded == nil then M.host:log("crafty_compact_failed world " .. id .. ": " .. tostring(ok and err or folded)) end
+      end
+      M.rooms[id] = nil
+    end
+  end
 end
 
 function M.onStart(h)
   M.host = h
-  M.storage = h.storage
+  store() -- opened now when it can be; a failure is logged and retried on use
   -- Closures that call through M: after a reload the timers run the new code.
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
 end
 
+-- Rooms made by code before the packed log (world.edits a list) are packed in place.
+function M.onReload(old)
+  for _, room in pairs(old.rooms or {}) do
+    if not room.log then
+      fillLog(room, room.world.edits)
+      room.world.edits, room.unsaved = nil, {}
+      room.dirty = true
+    end
+  end
+  old.listText = nil
+end
+
 function M.onConnect(session)
-  local client = { session = session, createBucket = newBucket(CREATE_BURST) }
+  local client = { session = session, address = session.address, createBucket = newBucket(CREATE_BURST),
+    joinBucket = newBucket(JOIN_BURST), listBucket = newBucket(LIST_BURST) }
   M.clients[session.id] = client
   return {
     onMessage = function(msg) M.onMessage(client, msg) end,

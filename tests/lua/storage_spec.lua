@@ -256,6 +256,27 @@ describe("WorldStorage incremental saves", function()
     store:close()
   end)
 
+  it("loads the log packed with {packedEdits = true}: 16-byte records, appended edits merged", function()
+    local store = assert(storage.open(dir .. "/p.sqlite"))
+    local w = storage.createSavedWorld("Packed", 5)
+    w.edits = batch(1, 300)
+    assert.is_true(store:save(w))
+    assert.is_true(store:appendEdits(w.id, { { x = -(1 << 24) + 1, y = 255, z = 1 << 23, type = 7 } }))
+    local want = store:load(w.id).edits
+    local got = store:load(w.id, { packedEdits = true })
+    assert.equals("string", type(got.edits))
+    assert.equals(#want * 16, #got.edits)
+    for i, e in ipairs(want) do
+      local x, y, z, t = string.unpack("<i4i4i4i4", got.edits, (i - 1) * 16 + 1)
+      assert.same(e, { x = x, y = y, z = z, type = t })
+    end
+    assert.equals("Packed", got.name)
+    local empty = storage.createSavedWorld("Empty", 1)
+    assert.is_true(store:save(empty))
+    assert.equals("", store:load(empty.id, { packedEdits = true }).edits)
+    store:close()
+  end)
+
   it("refuses appends to a world it does not have, and wrong arguments", function()
     local store = assert(storage.open(dir .. "/w.sqlite"))
     local ok, msg = store:appendEdits("missing", { { x = 1, y = 2, z = 3, type = 4 } })

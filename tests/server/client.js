@@ -18,6 +18,9 @@
 //   {"pause":NAME} / {"resume":NAME}  stop / restart reading the socket
 //   {"count":NAME}                    count what is queued unread: {"counted":NAME,"n":N,"inOrder":bool}
 //                                     (inOrder: the messages' `i` fields run 1, 2, 3, ...)
+//   {"collect":NAME}                  crafty: the next welcome's edit log and every `edits` chunk after it,
+//                                     until `more` is false: {"collected":NAME,"n":N,"sum":S,"last":EDIT}
+//                                     (sum: a checksum of every edit), with "closed" or "timeout" on failure
 //   {"sleep":MS}
 //   {"wait":true}                     retry connecting to / until it opens (the server is starting)
 // Every wait gives up after 5 s and prints {"timeout":STEP}. A connection that failed after
@@ -111,6 +114,28 @@ async function main() {
       const msgs = conns[s.count].queue.filter((m) => m.json);
       const inOrder = msgs.every((m, k) => m.json.i === k + 1);
       out({ counted: s.count, n: msgs.length, inOrder });
+    } else if (s.collect) {
+      const c = conns[s.collect];
+      const r = { collected: s.collect, n: 0, sum: 0, last: null };
+      for (;;) {
+        let m;
+        if (c.queue.length) m = c.queue.shift();
+        else if (c.closed) m = { closed: c.closed };
+        else m = await within(new Promise((res) => c.waiters.push(res)), i);
+        if (m.timeout !== undefined || m.closed) { Object.assign(r, m); break; }
+        const j = m.json;
+        let edits = null, more = false;
+        if (j && j.t === 'welcome') { edits = j.world.edits; more = !!j.more; }
+        else if (j && j.t === 'edits') { edits = j.edits; more = !!j.more; }
+        else continue;
+        for (const e of edits) {
+          r.n++;
+          r.sum = (r.sum + e.x * 3 + e.y * 5 + e.z * 7 + e.type) % 1000000007;
+          r.last = e;
+        }
+        if (!more) break;
+      }
+      out(r);
     } else if (s.sleep) {
       await sleep(s.sleep);
     }
