@@ -117,7 +117,8 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   m->steps += HOOK_STEP;
   if (m->steps > m->step_cap) {
     m->budget_hit = true;
-    luaL_error(L, "module '%s' ran past its budget of %lld instructions in one call", m->name, m->step_cap);
+    /* lua_pushfstring knows %d %I %f %s %c %p %U only: a long long goes as a lua_Integer */
+    luaL_error(L, "module '%s' ran past its budget of %I instructions in one call", m->name, (lua_Integer)m->step_cap);
   }
 }
 

@@ -1,11 +1,27 @@
 -- tests/server/spec/fence_spec.lua: server/host.c's fences against one client's message and
 -- their way back: a message whose decode passes a module's memory cap stops that module (not
--- the process), and a module stopped by a cap starts over on its next good save.
+-- the process); a module stopped by a cap starts over on its next good save; the instruction
+-- budget's message reads right.
 -- Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
 
 local ECHO = 'return dofile(tycho.home .. "/server/modules/echo.lua")\n'
+
+-- Spins on {t = "spin"} (the instruction budget stops it); answers anything else with ok.
+local SPIN = [[
+return {
+  onStart = function(host) host:log("started") end,
+  onConnect = function(session)
+    return {
+      onMessage = function(msg)
+        if msg.t == "spin" then while true do end end
+        session:send({ t = "ok" })
+      end,
+    }
+  end,
+}
+]]
 
 local function writeFile(path, text)
   local f = assert(io.open(path, "wb"))
@@ -98,6 +114,18 @@ return {
       assert.truthy(log:find("server_module_restarted", 1, true))
       local _, starts = log:gsub("%[hog%] started", "")
       assert.equals(2, starts)
+    end)
+  end)
+
+  it("says in its log which budget a module ran past, in numbers", function()
+    withModules({ spin = SPIN }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, { { open = "s", path = "/spin" }, { send = "s", json = { t = "spin" } }, { closed = "s" } })
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "s" end).code)
+      end, "--max-instructions", "1000000")
+      -- luaL_error formats with lua_pushfstring, which refused the %lld it was given
+      assert.truthy(log:find("module 'spin' ran past its budget of 1000000 instructions in one call", 1, true), log)
+      assert.falsy(log:find("invalid option", 1, true), log)
     end)
   end)
 end)
