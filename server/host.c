@@ -19,6 +19,12 @@
 #include "platform/watch.h" /* Required for: hot reload of modules */
 
 #define HOOK_STEP 10000 /* instructions between two budget checks */
+#define RESTART_FIRST 1.0   /* seconds from a fence stopping a module to its restart */
+#define RESTART_MAX 60.0    /* the backoff doubles up to this */
+#define RESTART_HEALTHY 60.0 /* a module that ran this long since its restart starts over at 1 s */
+#define ERR_QUIET 60.0      /* a caller's error is logged whole after this long without one */
+#define ERR_WHOLE_PER_SEC 5 /* whole tracebacks per module and second; past it they are counted */
+#define ERR_NEVER (-1e9)    /* the time of "no error yet" */
 
 typedef struct host host;
 
@@ -34,6 +40,16 @@ typedef struct module {
   bool mem_refused;
   long long steps, step_cap;
   bool budget_hit;
+  double started_at;    /* its last load: RESTART_HEALTHY after it the backoff resets */
+  double restart_at;    /* when on_tick restarts it after a fence stopped it; 0: none due */
+  double restart_delay; /* the backoff of its next restart */
+  unsigned restarts;    /* automatic restarts so far */
+  double err_at;        /* its last error outside any session (timers) */
+  double err_second;    /* the second err_whole counts in */
+  int err_whole;        /* whole tracebacks written in that second */
+  unsigned long long err_hidden; /* errors counted and not written since the last summary */
+  double err_summary_at;
+  char err_last[200];   /* the first line of the latest error counted */
 } module;
 
 typedef struct session {
@@ -43,6 +59,7 @@ typedef struct session {
   uint64_t id;
   int handler_ref; /* onConnect's result, or LUA_NOREF */
   int box_ref;     /* the Lua session object */
+  double err_at;   /* its last error (ERR_NEVER): a session's errors are logged whole once */
   struct session *prev, *next;
 } session;
 
@@ -124,18 +141,61 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
 
 static void module_kill(module *m, const char *why);
 
-/* Calls the function below nargs arguments in m's state, fenced. False on any error. */
-static bool module_call(module *m, int nargs, int nresults, const char *what) {
-  char label[160];
-  snprintf(label, sizeof label, "module %s: %s", m->name, what);
+/* Writes a module's error, or counts it. gate is the time of the last error of whoever the
+ * call served (a session, or the module's timers), NULL for calls no client can repeat at will
+ * (loading, onStart, reloads), which are always written. A gated error is written whole when
+ * its caller had none for ERR_QUIET seconds and the module wrote fewer than ERR_WHOLE_PER_SEC
+ * this second; otherwise it is counted, and module_errors_flush writes the count once a
+ * second: one client raising on every message cannot fill the log. */
+static void module_error(module *m, double *gate, const char *what, const char *msg) {
+  if (!msg) msg = "(error object is not a string)";
+  if (gate) {
+    double now = ty_now();
+    bool quiet = now - *gate >= ERR_QUIET;
+    *gate = now;
+    if (now - m->err_second >= 1.0) {
+      m->err_second = now;
+      m->err_whole = 0;
+    }
+    if (!quiet || m->err_whole >= ERR_WHOLE_PER_SEC) {
+      m->err_hidden++;
+      snprintf(m->err_last, sizeof m->err_last, "%s: %.*s", what, (int)strcspn(msg, "\n"), msg);
+      return;
+    }
+    m->err_whole++;
+  }
+  fprintf(stderr, "tycho: module %s: %s: %s\n", m->name, what, msg);
+}
+
+/* The count of the errors module_error did not write, at most once a second. */
+static void module_errors_flush(module *m, double now) {
+  if (!m->err_hidden || now - m->err_summary_at < 1.0) return;
+  ty_log("server_module_errors", "module %s: %llu more error%s not written out (one traceback per caller "
+         "a minute); the latest: %s", m->name, m->err_hidden, m->err_hidden == 1 ? "" : "s", m->err_last);
+  m->err_hidden = 0;
+  m->err_summary_at = now;
+}
+
+/* Calls the function below nargs arguments in m's state, fenced; an error is logged through
+ * module_error with gate. False on any error. */
+static bool module_call_at(module *m, double *gate, int nargs, int nresults, const char *what) {
   m->steps = 0;
   m->budget_hit = m->mem_refused = false; /* a cap passed outside this call is not this call's */
   lua_sethook(m->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
-  bool ok = ty_host_call(m->L, nargs, nresults, label);
+  bool ok = ty_host_try(m->L, nargs, nresults);
   lua_sethook(m->L, NULL, 0, 0);
+  if (!ok) {
+    module_error(m, gate, what, lua_tostring(m->L, -1));
+    lua_pop(m->L, 1);
+  }
   if (m->budget_hit) module_kill(m, "instruction budget");
   else if (m->mem_refused) module_kill(m, "memory cap");
   return ok && !m->dead;
+}
+
+/* module_call_at for calls that are always logged whole. */
+static bool module_call(module *m, int nargs, int nresults, const char *what) {
+  return module_call_at(m, NULL, nargs, nresults, what);
 }
 
 /* ---- sessions ---- */
@@ -397,6 +457,8 @@ static bool module_load(host *h, module *m, const char *dir, const char *file, l
   m->table_ref = m->host_ref = m->storage_ref = LUA_NOREF;
   m->mem_cap = mem_cap;
   m->step_cap = step_cap;
+  m->started_at = ty_now();
+  m->err_at = ERR_NEVER;
   m->L = ty_host_create(dir);
   if (!m->L) return false;
   lua_State *L = m->L;
@@ -495,7 +557,8 @@ static void on_open(void *user, ty_client *c, const char *path) {
   }
   session *s = TY_MALLOC(sizeof *s);
   TY_ASSERT(s);
-  *s = (session){.h = h, .m = m, .c = c, .id = ty_client_id(c), .handler_ref = LUA_NOREF, .box_ref = LUA_NOREF};
+  *s = (session){.h = h, .m = m, .c = c, .id = ty_client_id(c), .handler_ref = LUA_NOREF, .box_ref = LUA_NOREF,
+                 .err_at = ERR_NEVER};
   s->next = h->sessions;
   if (h->sessions) h->sessions->prev = s;
   h->sessions = s;
@@ -505,7 +568,7 @@ static void on_open(void *user, ty_client *c, const char *path) {
   lua_pushcfunction(L, session_open);
   lua_pushlightuserdata(L, s);
   lua_pushlightuserdata(L, (void *)path);
-  if (!module_call(m, 2, 0, "onConnect") && !m->dead) ty_client_close(c, 1011, "onConnect failed");
+  if (!module_call_at(m, &s->err_at, 2, 0, "onConnect") && !m->dead) ty_client_close(c, 1011, "onConnect failed");
 }
 
 typedef struct delivery {
@@ -544,7 +607,7 @@ static void on_message(void *user, ty_client *c, const char *data, size_t len, b
   delivery d = {s, data, len, binary};
   lua_pushcfunction(L, session_deliver);
   lua_pushlightuserdata(L, &d);
-  module_call(s->m, 1, 0, "onMessage");
+  module_call_at(s->m, &s->err_at, 1, 0, "onMessage");
 }
 
 /* Runs the session's onClose, when it has one, under module_call. */
@@ -562,7 +625,7 @@ static void session_end(host *h, session *s) {
     if (!s->m->dead && s->handler_ref != LUA_NOREF) {
       lua_pushcfunction(L, session_closed);
       lua_pushlightuserdata(L, s);
-      module_call(s->m, 1, 0, "onClose");
+      module_call_at(s->m, &s->err_at, 1, 0, "onClose");
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
     session_box *b = lua_touserdata(L, -1);
@@ -606,6 +669,8 @@ static void host_stop(host *h) {
   for (uint32_t i = 0; i < h->nmodules; i++) {
     module *m = &h->modules[i];
     if (module_push_hook(m, "onStop")) module_call(m, 0, 0, "onStop");
+    m->err_summary_at = ERR_NEVER; /* the last count is written now */
+    module_errors_flush(m, ty_now());
   }
   ty_net_close_all(h->net, 1001, "server shutting down");
   while (h->sessions) session_end(h, h->sessions);
@@ -642,6 +707,11 @@ static void module_restart(module *m) {
   long long mem_cap = m->mem_cap, step_cap = m->step_cap;
   module fresh = {0};
   memcpy(fresh.name, m->name, sizeof fresh.name);
+  fresh.restart_delay = m->restart_delay; /* the backoff outlives the state */
+  fresh.restarts = m->restarts;
+  fresh.err_hidden = m->err_hidden;
+  fresh.err_summary_at = m->err_summary_at;
+  memcpy(fresh.err_last, m->err_last, sizeof fresh.err_last);
   *m = fresh;
   char file[80];
   snprintf(file, sizeof file, "%s.lua", m->name);
@@ -798,6 +868,12 @@ static void on_tick(void *user) {
   }
   double now = ty_now();
   if (h->watch && !h->stopping) ty_watch_poll(h->watch, now, on_file_changed, h);
+  for (uint32_t i = 0; i < h->nmodules; i++) {
+    module *m = &h->modules[i];
+    /* Before the timers run: a restart frees the module's timers and packs h->timers. */
+    if (m->restart_at && now >= m->restart_at && !h->stopping && m->L) module_restart(m);
+    module_errors_flush(m, now);
+  }
   /* Timers added by a timer run from the next tick on: walk only those there now. */
   uint32_t n = h->ntimers;
   for (uint32_t i = 0; i < n; i++) {
@@ -805,7 +881,7 @@ static void on_tick(void *user) {
     if (t->cancelled || h->stopping || t->next > now) continue;
     t->next = now + t->interval;
     lua_rawgeti(t->m->L, LUA_REGISTRYINDEX, t->fn_ref);
-    module_call(t->m, 0, 0, "timer");
+    module_call_at(t->m, &t->m->err_at, 0, 0, "timer");
   }
   uint32_t kept = 0;
   for (uint32_t i = 0; i < h->ntimers; i++) {
