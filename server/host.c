@@ -2,7 +2,9 @@
  * (ty_host_create), serves WebSocket path /NAME, and is fenced in: a memory cap through
  * its own lua_Alloc, an instruction budget per callback through a count hook, and every
  * call protected with a traceback. A module that passes a cap is stopped (its sessions
- * closed with 1011); the host and the other modules keep serving. */
+ * closed with 1011) and started over in a fresh state after a backoff (1 s, doubling to
+ * 60 s); the host and the other modules keep serving. Errors that clients can cause over and
+ * over reach the log as one traceback, then a count a second. */
 #include "serve.h"
 
 #include <dirent.h>
@@ -445,7 +447,12 @@ static void open_types(lua_State *L) {
 static void module_kill(module *m, const char *why) {
   if (m->dead) return;
   m->dead = true;
-  ty_log("server_module_stopped", "module %s passed its %s: stopped; its sessions are closed with 1011", m->name, why);
+  double now = ty_now();
+  if (m->restart_delay <= 0 || now - m->started_at >= RESTART_HEALTHY) m->restart_delay = RESTART_FIRST;
+  m->restart_at = now + m->restart_delay;
+  ty_log("server_module_stopped", "module %s passed its %s: stopped; its sessions are closed with 1011; "
+         "it restarts in %.0f s", m->name, why, m->restart_delay);
+  m->restart_delay = m->restart_delay * 2 < RESTART_MAX ? m->restart_delay * 2 : RESTART_MAX;
   for (session *s = m->h->sessions; s; s = s->next)
     if (s->m == m) ty_client_close(s->c, 1011, "module stopped");
   for (uint32_t i = 0; i < m->h->ntimers; i++)
@@ -679,10 +686,10 @@ static void host_stop(host *h) {
 
 /* ---- hot reload ---- */
 
-/* A module stopped by a cap starts over on its next save: its sessions (already closing with
- * 1011) and timers let go of its state, the state is closed, and the file loads into a fresh
- * one and gets onStart, as at launch. Its old state may have stopped mid-callback, so nothing
- * of it is kept but what it saved in host.storage. */
+/* A module stopped by a cap starts over when its backoff has passed (on_tick), or on its next
+ * save: its sessions (already closing with 1011) and timers let go of its state, the state is
+ * closed, and the file loads into a fresh one and gets onStart, as at launch. Its old state
+ * may have stopped mid-callback, so nothing of it is kept but what it saved in host.storage. */
 static void module_restart(module *m) {
   host *h = m->h;
   uint32_t kept = 0;
@@ -721,14 +728,16 @@ static void module_restart(module *m) {
     return;
   }
   if (m->dead) {
-    ty_log("server_reload_failed", "module %s: %s failed to load (above); it stays stopped", m->name, file);
+    if (m->restart_at) return; /* a fence stopped it again while loading: module_kill said when it retries */
+    ty_log("server_reload_failed", "module %s: %s failed to load (above); it stays stopped until it is saved", m->name, file);
     return;
   }
   if (module_push_hook(m, "onStart")) {
     lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->host_ref);
-    module_call(m, 1, 0, "onStart");
+    if (!module_call(m, 1, 0, "onStart") && m->dead) return;
   }
-  ty_log("server_module_restarted", "module %s: restarted in a fresh state after it was stopped", m->name);
+  ty_log("server_module_restarted", "module %s: restarted in a fresh state after it was stopped (restart %u)", m->name,
+         ++m->restarts);
 }
 
 /* Re-runs path in m's own state. The table other code holds stays the module's table:
