@@ -553,8 +553,8 @@ static void on_open(void *user, ty_client *c, const char *path) {
   host *h = user;
   module *m = module_route(h, path);
   if (!m) {
-    char reason[120];
-    snprintf(reason, sizeof reason, "no module serves %.90s", path);
+    char reason[300]; /* ty_client_close cuts it to 123 bytes of UTF-8 */
+    snprintf(reason, sizeof reason, "no module serves %s", path);
     ty_client_close(c, 1008, reason);
     return;
   }

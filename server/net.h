@@ -52,7 +52,9 @@ void ty_client_set_user(ty_client *c, void *user);
 /* Queues one frame (copied). False when the client is closing or was just dropped for
  * passing max_queue. */
 bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary);
-/* Closes after what is queued has been written; reason is cut to 123 bytes. */
+/* Closes after what is queued has been written. The reason goes out as valid UTF-8 of at most
+ * 123 bytes (RFC 6455 5.5.1): a byte that is not part of a UTF-8 character, and a control
+ * character, is written as \xNN, and a cut never falls inside a character. */
 void ty_client_close(ty_client *c, int code, const char *reason);
 
 #endif

@@ -1,0 +1,42 @@
+-- tests/server/spec/wire_spec.lua: `tycho serve` on the wire, against RFC 6455 and server.md:
+-- close reasons are valid UTF-8 of at most 123 bytes whatever path they quote. Needs node and `npm ci --prefix tests/server`.
+
+local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
+
+local ECHO = 'return dofile(tycho.home .. "/server/modules/echo.lua")\n'
+
+local function withEcho(fn, ...)
+  local dir, data = H.tempDir(), H.tempDir()
+  local f = assert(io.open(dir .. "/echo.lua", "wb"))
+  f:write(ECHO)
+  f:close()
+  local ok, err = pcall(H.with, dir, data, fn, ...)
+  H.removeTree(dir)
+  H.removeTree(data)
+  if not ok then error(err, 0) end
+  return err
+end
+
+---True when s is valid UTF-8.
+local function isUtf8(s) return utf8.len(s) ~= nil end
+
+describe("tycho serve on the wire", function()
+  it("closes with a reason of valid UTF-8 within 123 bytes, whatever the path it quotes", function()
+    withEcho(function(s)
+      local long = "/" .. ("é"):rep(80) -- percent-encoded by ws, decoded by the server
+      local ev = H.client(s.port, {
+        { open = "long", path = long }, { closed = "long" },
+        { open = "bad", path = "/%FF%FEx%01" }, { closed = "bad" },
+      })
+      local closed = H.find(ev, function(e) return e.closed == "long" end)
+      assert.is_nil(closed.error, closed.error) -- ws fails a close whose reason is not UTF-8
+      assert.equals(1008, closed.code)
+      assert.is_true(isUtf8(closed.reason))
+      assert.is_true(#closed.reason <= 123 and #closed.reason >= 121, #closed.reason)
+      assert.equals("no module serves /" .. ("é"):rep(52), closed.reason)
+      closed = H.find(ev, function(e) return e.closed == "bad" end)
+      assert.is_nil(closed.error, closed.error)
+      assert.equals("no module serves /\\xFF\\xFEx\\x01", closed.reason)
+    end)
+  end)
+end)
