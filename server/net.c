@@ -7,7 +7,8 @@
  * busy room a syscall or an allocation per frame would cost more than everything else
  * together, and an idle client holds no buffer at all. Incoming messages are handed over
  * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
- * parts; heartbeat is lws's validity policy. */
+ * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
+ * as a pong does. */
 #include "net.h"
 
 #include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
@@ -31,6 +32,7 @@ struct ty_client {
   bool rx_binary;
   bool closing;
   bool closed; /* handed back to lws to close: nothing more is written */
+  double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
   char close_reason[124];
 };
@@ -53,6 +55,7 @@ struct ty_net {
   bool stopping, done;
   double stop_deadline;
   int port;
+  double valid_every; /* seconds between two validity confirmations of one client */
 };
 
 typedef struct pss {
@@ -230,6 +233,14 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
     return close_now(c, wsi, 1009, "message too big");
   }
   if (c->closing) return 0; /* a closing client's input is read and dropped */
+  /* A client that talks is alive, pong or not (server.md: dropped when it "has sent nothing
+   * and answered no ping"). lws re-sorts its timer list on each confirmation: a few a ping
+   * period are plenty. */
+  double now = ty_now();
+  if (now - c->valid_at >= net->valid_every) {
+    c->valid_at = now;
+    lws_validity_confirmed(wsi);
+  }
   if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
     /* Whole in one piece (nearly every message): handed over from lws's buffer, so an idle
      * client holds no receive buffer of its own. */
@@ -278,6 +289,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     return net && net->stopping ? -1 : 0; /* shutting down: accept nothing new */
   case LWS_CALLBACK_ESTABLISHED: {
     p->client = client_create(net, wsi);
+    p->client->valid_at = ty_now();
     char path[256] = "/";
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) {
       ty_client_close(p->client, 1008, "path too long");
@@ -359,6 +371,7 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   };
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
+  net->valid_every = cfg->ping_secs / 4.0;
 
   lws_set_log_level(LLL_ERR, NULL);
   struct lws_context_creation_info info;

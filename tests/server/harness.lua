@@ -32,6 +32,15 @@ function H.requireClient()
   checked = true
 end
 
+---Runs tests/server/raw.js (a bare-TCP WebSocket client) with steps; its observations.
+function H.raw(port, steps)
+  H.requireClient()
+  local code, out = H.run(("cd %s && node raw.js %s %s"):format(H.shq(H.HERE), H.shq(tostring(port)),
+    H.shq(json.encode(steps))))
+  if code ~= 0 then error("node raw.js failed (exit " .. tostring(code) .. "):\n" .. out, 0) end
+  return H.parseLines(out)
+end
+
 function H.clientCommand(port, steps)
   -- port is a number, or "wss:PORT" for a server started with --tls-cert
   return ("cd %s && node client.js %s %s"):format(H.shq(H.HERE), H.shq(tostring(port)), H.shq(json.encode(steps)))

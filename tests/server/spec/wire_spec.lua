@@ -1,5 +1,8 @@
--- tests/server/spec/wire_spec.lua: `tycho serve` on the wire, against RFC 6455 and server.md:
--- close reasons are valid UTF-8 of at most 123 bytes whatever path they quote. Needs node and `npm ci --prefix tests/server`.
+-- tests/server/spec/wire_spec.lua: `tycho serve` on the wire, against RFC 6455 and server.md,
+-- driven by a client written on bare TCP (tests/server/raw.js) where `ws` will not misbehave
+-- on request: a client that talks but never answers a ping stays (server.md: a client is
+-- dropped when it "has sent nothing and answered no ping"); close reasons are valid UTF-8 of
+-- at most 123 bytes whatever path they quote. Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
 
@@ -21,6 +24,25 @@ end
 local function isUtf8(s) return utf8.len(s) ~= nil end
 
 describe("tycho serve on the wire", function()
+  it("keeps a client that sends messages but never answers a ping, and drops a silent one", function()
+    withEcho(function(s)
+      local steps = { { open = "talker", path = "/echo" }, { open = "silent", path = "/echo" } }
+      for i = 1, 12 do -- 3.6 s of a message every 300 ms, with --ping 1 (dropped after 2 s of silence)
+        steps[#steps + 1] = { send = "talker", text = '{"i":' .. i .. "}" }
+        steps[#steps + 1] = { sleep = 300 }
+      end
+      steps[#steps + 1] = { state = "talker" }
+      steps[#steps + 1] = { closed = "silent" }
+      local ev = H.raw(s.port, steps)
+      local talker = H.find(ev, function(e) return e.state == "talker" end)
+      assert.is_false(talker.closed, H.readFile(s.log))
+      assert.is_true(talker.received >= 12) -- its echoes (and the silent one's join and leave)
+      local silent = H.find(ev, function(e) return e.closed == "silent" end)
+      assert.is_not_nil(silent.code, "the silent client was not dropped")
+      assert.is_true(silent.pings >= 1) -- pinged first, and it never answered
+    end, "--ping", "1")
+  end)
+
   it("closes with a reason of valid UTF-8 within 123 bytes, whatever the path it quotes", function()
     withEcho(function(s)
       local long = "/" .. ("é"):rep(80) -- percent-encoded by ws, decoded by the server
