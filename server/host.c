@@ -10,8 +10,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "lua_host.h"
@@ -911,8 +913,8 @@ static void serve_usage(FILE *f) {
   fprintf(f,
           "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data data]\n"
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
-          "                   [--max-instructions N] [--ping SECS] [--tls-cert FILE --tls-key FILE]\n"
-          "                   [--no-watch]\n");
+          "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
+          "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n");
 }
 
 static bool parse_size(const char *s, long long *out) {
@@ -927,13 +929,32 @@ static bool parse_size(const char *s, long long *out) {
   return true;
 }
 
+/* Descriptors a host needs besides its clients: stdio, the event loop's and lws's own, the
+ * listening socket, the watch, files modules read (as Redis keeps 32), and per module its
+ * store (sqlite's database, WAL and shared-memory files) and one to spare. */
+#define FD_RESERVE_BASE 32
+#define FD_RESERVE_PER_MODULE 4
+#define FD_LIMIT_MAX (1 << 20) /* lws sizes its tables by the limit: no more than this */
+
+/* Raises the soft descriptor limit to the hard one (capped at FD_LIMIT_MAX), as Redis does at
+ * start, and returns the limit in force; *was is the limit found. */
+static long long fd_limit_raise(long long *was) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return *was = 1024;
+  *was = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_MAX : (long long)rl.rlim_cur;
+  rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > FD_LIMIT_MAX ? FD_LIMIT_MAX : rl.rlim_max;
+  if (want <= rl.rlim_cur) return *was;
+  rl.rlim_cur = want;
+  return setrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long long)want : *was;
+}
+
 static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
 
 int cmd_serve(int argc, char **argv) {
   bool no_watch = false;
   const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
-            max_steps = 100 * 1000 * 1000, ping = 20;
+            max_steps = 100 * 1000 * 1000, ping = 20, max_clients = -1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -952,6 +973,7 @@ int cmd_serve(int argc, char **argv) {
     else if (strcmp(a, "--max-memory") == 0) num = &max_mem;
     else if (strcmp(a, "--max-instructions") == 0) num = &max_steps;
     else if (strcmp(a, "--ping") == 0) num = &ping;
+    else if (strcmp(a, "--max-clients") == 0) num = &max_clients;
     else if ((strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0) && v) {
       *(a[6] == 'c' ? &tls_cert : &tls_key) = v;
       i++;
@@ -978,8 +1000,8 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "tycho serve: --tls-cert and --tls-key go together\n");
     return 2;
   }
-  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000) {
-    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000\n");
+  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0) {
+    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000, --max-clients at least 1\n");
     return 2;
   }
 
@@ -1011,6 +1033,22 @@ int cmd_serve(int argc, char **argv) {
   qsort(h.modules, h.nmodules, sizeof *h.modules, cmp_name);
   for (uint32_t i = 0; i < nnames; i++) free(names[i]);
 
+  /* Clients are capped below the descriptor limit, with descriptors kept for the rest: at the
+   * cap a connection is refused at once (net.c), so accept() never fails for want of one. */
+  long long fd_was, fd_limit = fd_limit_raise(&fd_was);
+  long long reserve = FD_RESERVE_BASE + FD_RESERVE_PER_MODULE * (long long)h.nmodules;
+  long long fit = fd_limit - reserve > 1 ? fd_limit - reserve : 1;
+  if (max_clients < 0) max_clients = fit;
+  else if (max_clients > fit) {
+    ty_log("serve_max_clients_lowered", "--max-clients %lld does not fit the descriptor limit %lld with %lld kept "
+           "for files and stores: %lld (raise the hard limit, ulimit -Hn)", max_clients, fd_limit, reserve, fit);
+    max_clients = fit;
+  }
+  if (max_clients > INT_MAX) max_clients = INT_MAX;
+  char raised[48] = "";
+  if (fd_was != fd_limit) snprintf(raised, sizeof raised, " (raised from %lld)", fd_was);
+  fprintf(stderr, "tycho serve: descriptor limit %lld%s, up to %lld clients\n", fd_limit, raised, max_clients);
+
   int code = 0;
   for (uint32_t i = 0; i < h.nmodules; i++) {
     char file[80];
@@ -1023,6 +1061,7 @@ int cmd_serve(int argc, char **argv) {
 
   ty_net_config cfg = {.iface = iface, .port = (int)port, .max_frame = (size_t)max_frame,
                        .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2,
+                       .max_clients = (int)max_clients,
                        .tls_cert = tls_cert, .tls_key = tls_key};
   ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick};
   h.net = ty_net_create(&cfg, &ev, &h);

@@ -8,12 +8,15 @@
  * together, and an idle client holds no buffer at all. Incoming messages are handed over
  * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
  * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
- * as a pong does. */
+ * as a pong does. Open connections are counted from accept to close, and one past
+ * max_clients is answered 503 and closed at once, so that accept() never meets the process's
+ * descriptor limit (where it would fail on every turn of the loop). */
 #include "net.h"
 
 #include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
 #include <libwebsockets.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "common.h"
 
@@ -55,8 +58,14 @@ struct ty_net {
   bool stopping, done;
   double stop_deadline;
   int port;
+  int conns;      /* accepted and not yet closed, handshaken or not */
   double valid_every; /* seconds between two validity confirmations of one client */
+  double refused_at;  /* when the last net_client_cap line was written */
+  unsigned long refused; /* refusals not yet in a net_client_cap line */
 };
+
+/* Marks a wsi this file counts in net->conns (its opaque user data). */
+#define COUNTED(net) ((void *)&(net)->conns)
 
 typedef struct pss {
   ty_client *client;
@@ -280,13 +289,55 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   return 0;
 }
 
+/* Writes the pending net_client_cap line when a second has passed since the last one. */
+static void refused_flush(ty_net *net, double now) {
+  if (!net->refused || now - net->refused_at < 1.0) return;
+  ty_log("net_client_cap", "refused %lu connection%s: %d open, --max-clients %d", net->refused,
+         net->refused == 1 ? "" : "s", net->conns, net->cfg.max_clients);
+  net->refused = 0;
+  net->refused_at = now;
+}
+
+/* One connection past max_clients: told why in plain HTTP (a WebSocket client reports the
+ * status), where the port is not TLS, and closed by lws right after. Logged at most once a
+ * second, with a count. */
+static void refuse(ty_net *net, int fd) {
+#define BUSY_BODY "too many clients\n"
+  static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\n"
+                             "Content-Type: text/plain\r\nContent-Length: 17\r\n\r\n" BUSY_BODY;
+  _Static_assert(sizeof BUSY_BODY - 1 == 17, "Content-Length");
+  if (!net->cfg.tls_cert && fd >= 0) {
+    ssize_t n = send(fd, busy, sizeof busy - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)n; /* best effort: the close says the rest */
+  }
+  net->refused++;
+  refused_flush(net, ty_now());
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
   struct lws_context *ctx = lws_get_context(wsi);
   ty_net *net = ctx ? lws_context_user(ctx) : NULL;
   pss *p = user;
   switch (reason) {
   case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-    return net && net->stopping ? -1 : 0; /* shutting down: accept nothing new */
+    if (!net || net->stopping) return -1; /* shutting down: accept nothing new */
+    if (net->conns >= net->cfg.max_clients) {
+      refuse(net, ((struct lws_filter_network_conn_args *)user)->accept_fd);
+      return -1; /* lws closes it */
+    }
+    return 0;
+  case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: /* the wsi of a connection FILTER let in */
+    if (net) {
+      net->conns++;
+      lws_set_opaque_user_data(wsi, COUNTED(net)); /* WSI_DESTROY counts it out */
+    }
+    return 0;
+  case LWS_CALLBACK_WSI_DESTROY:
+    if (net && lws_get_opaque_user_data(wsi) == COUNTED(net)) {
+      lws_set_opaque_user_data(wsi, NULL);
+      net->conns--;
+    }
+    return 0;
   case LWS_CALLBACK_ESTABLISHED: {
     p->client = client_create(net, wsi);
     p->client->valid_at = ty_now();
@@ -315,9 +366,50 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
   }
 }
 
+/* lws's own error lines, at most one a second for a run of the same line, with a count: a
+ * fault that repeats on every turn of the loop (as accept() failing did) must not fill the
+ * disk. lws's emitter has no user pointer: the state is the process's. */
+static struct {
+  char line[160];
+  unsigned long repeats; /* of line, since it was written */
+  double at;
+} lws_log_state;
+
+static void lws_log_flush(double now) {
+  if (!lws_log_state.repeats || now - lws_log_state.at < 1.0) return;
+  fprintf(stderr, "tycho: lws: %s (%lu more times)\n", lws_log_state.line, lws_log_state.repeats);
+  lws_log_state.repeats = 0;
+  lws_log_state.at = now;
+}
+
+static void lws_log_emit(int level, const char *line) {
+  (void)level;
+  char text[160];
+  snprintf(text, sizeof text, "%s", line);
+  text[strcspn(text, "\n")] = 0;
+  /* lws prefixes a timestamp "[2026/11/25 19:36:49:1234] E: ": compare what follows it */
+  const char *body = text[0] == '[' && strchr(text, ']') ? strchr(text, ']') + 1 : text;
+  while (*body == ' ') body++;
+  double now = ty_now();
+  if (strcmp(body, lws_log_state.line) == 0) {
+    lws_log_state.repeats++;
+    lws_log_flush(now);
+    return;
+  }
+  if (lws_log_state.repeats) { /* a different line: the old one's count first */
+    lws_log_state.at = 0;
+    lws_log_flush(now);
+  }
+  snprintf(lws_log_state.line, sizeof lws_log_state.line, "%s", body);
+  lws_log_state.at = now;
+  fprintf(stderr, "tycho: lws: %s\n", body);
+}
+
 static void on_tick(lws_sorted_usec_list_t *sul) {
   ty_net *net = lws_container_of(sul, ty_net, tick_sul);
   net->ev.tick(net->user);
+  refused_flush(net, ty_now());
+  lws_log_flush(ty_now());
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
@@ -372,8 +464,9 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
   net->valid_every = cfg->ping_secs / 4.0;
+  if (net->cfg.max_clients <= 0) net->cfg.max_clients = 1;
 
-  lws_set_log_level(LLL_ERR, NULL);
+  lws_set_log_level(LLL_ERR, lws_log_emit);
   struct lws_context_creation_info info;
   memset(&info, 0, sizeof info);
   info.port = cfg->port;

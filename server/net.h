@@ -18,6 +18,7 @@ typedef struct ty_net_config {
   size_t max_queue;   /* bytes queued to one client; past it the client is dropped with 1008 */
   int ping_secs;      /* idle seconds before the server pings */
   int hangup_secs;    /* idle seconds (no pong, no data) before the connection is dropped */
+  int max_clients;    /* open connections (handshaken or not); one past it is refused at once */
   const char *tls_cert; /* PEM certificate (chain) file: serves wss:// when set with tls_key */
   const char *tls_key;  /* PEM private key file */
 } ty_net_config;

@@ -74,7 +74,8 @@ end
 
 function H.removeTree(path) os.execute("rm -rf " .. H.shq(path)) end
 
----Starts `tycho serve --port 0` with opts = {modules=, data=, args={...}, env={NAME=value}}
+---Starts `tycho serve --port 0` with opts = {modules=, data=, args={...}, env={NAME=value},
+---prefix="prlimit --nofile=128 --"} (prefix: a command that execs tycho, so the pid stays its)
 ---and reads the port it picked from its log: {port=, url=, target=, pid=, log=, ...}.
 function H.startWith(opts)
   local modules, data = opts.modules, opts.data
@@ -91,7 +92,7 @@ function H.startWith(opts)
   local env = {}
   for name, value in pairs(opts.env or {}) do env[#env + 1] = name .. "=" .. H.shq(value) .. " " end
   os.execute(("( %s%s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
-    :format(table.concat(env), H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log),
+    :format(table.concat(env) .. (opts.prefix and opts.prefix .. " " or ""), H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log),
       H.shq(server.pidFile), H.shq(server.exitFile)))
   for _ = 1, 250 do
     local port = (H.readFile(server.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
