@@ -11,11 +11,15 @@
  * as a pong does. Open connections are counted from accept to close, and one past
  * max_clients is answered 503 and closed at once, so that accept() never meets the process's
  * descriptor limit (where it would fail on every turn of the loop). */
+#define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv) */
 #include "net.h"
 
+#include <dlfcn.h>
+#include <errno.h>
 #include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
 #include <libwebsockets.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include "common.h"
@@ -35,6 +39,7 @@ struct ty_client {
   bool rx_binary;
   bool closing;
   bool closed; /* handed back to lws to close: nothing more is written */
+  struct guard *guard; /* its masking guard (see recv below) */
   double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
   char close_reason[124];
@@ -64,8 +69,113 @@ struct ty_net {
   unsigned long refused; /* refusals not yet in a net_client_cap line */
 };
 
-/* Marks a wsi this file counts in net->conns (its opaque user data). */
-#define COUNTED(net) ((void *)&(net)->conns)
+/* ---- the masking guard ----
+ * RFC 6455 5.1: a server must close a connection that sends an unmasked frame, with 1002.
+ * lws 4.1 parses the mask bit and takes such frames as they come (later versions refuse them),
+ * and tells its user nothing of it. So the bytes lws reads from a plain (not TLS) client
+ * socket are followed here on their way in: this file defines recv(), which lws calls (as
+ * every caller in the process does: the definition in the executable comes first), and the
+ * real one is libc's, through RTLD_NEXT. Sockets not in the table pass straight through.
+ * For a watched socket the guard skips the HTTP request head, then walks the frame headers
+ * (payloads skipped whole, never copied): the first frame whose mask bit is clear is cut off,
+ * with everything after it, before lws sees it, and the client is closed with 1002. Over TLS
+ * recv carries ciphertext: those sockets are not watched. */
+typedef struct guard {
+  int fd;
+  struct lws *wsi;
+  ty_client *client; /* once ESTABLISHED */
+  bool watch;        /* plain socket: its bytes are followed */
+  bool in_frames;    /* past the request head */
+  bool refused;      /* an unmasked frame came: nothing more goes to lws */
+  uint8_t head_match; /* bytes of "\r\n\r\n" matched */
+  uint8_t hdr[14];   /* the frame header read so far */
+  uint8_t hdr_len;
+  uint64_t left;     /* payload bytes of the current frame still to come */
+} guard;
+
+static guard **guards; /* by descriptor; guards_n slots (the descriptor limit) */
+static int guards_n;
+
+/* Size of a client frame header from its second byte: 2, the extended length, the mask key. */
+static size_t guard_header_size(const uint8_t *h) {
+  size_t n = 2 + ((h[1] & 0x7f) == 126 ? 2 : (h[1] & 0x7f) == 127 ? 8 : 0);
+  return n + (h[1] & 0x80 ? 4 : 0);
+}
+
+/* Follows n bytes of g's stream; returns how many may go to lws (all, or those before an
+ * unmasked frame). */
+static size_t guard_follow(guard *g, const uint8_t *p, size_t n) {
+  size_t i = 0;
+  if (!g->in_frames) {
+    static const char end[] = "\r\n\r\n";
+    for (; i < n && g->head_match < 4; i++)
+      g->head_match = p[i] == end[g->head_match] ? g->head_match + 1 : p[i] == '\r' ? 1 : 0;
+    if (g->head_match < 4) return n;
+    g->in_frames = true;
+  }
+  while (i < n) {
+    if (g->left) { /* a payload: skipped whole */
+      size_t k = n - i < g->left ? n - i : (size_t)g->left;
+      g->left -= k;
+      i += k;
+      continue;
+    }
+    size_t start = i; /* where this header's bytes begin in p (its first bytes may be older) */
+    g->hdr[g->hdr_len++] = p[i++];
+    if (g->hdr_len == 2 && !(g->hdr[1] & 0x80)) { /* unmasked */
+      g->refused = true;
+      return start >= 1 ? start - 1 : 0; /* cut before the frame's first byte where it is in p */
+    }
+    if (g->hdr_len < 2 || g->hdr_len < guard_header_size(g->hdr)) continue;
+    uint64_t len = g->hdr[1] & 0x7f;
+    if (len == 126) len = (uint64_t)g->hdr[2] << 8 | g->hdr[3];
+    else if (len == 127)
+      for (int k = 0; k < 8; k++) len = (k ? len << 8 : 0) | g->hdr[2 + k];
+    g->left = len;
+    g->hdr_len = 0;
+  }
+  return n;
+}
+
+/* lws reads every connection through recv(): see the masking guard above. */
+ssize_t recv(int fd, void *buf, size_t len, int flags) {
+  static ssize_t (*next)(int, void *, size_t, int);
+  if (!next) next = (ssize_t (*)(int, void *, size_t, int))dlsym(RTLD_NEXT, "recv");
+  guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
+  ssize_t n = next(fd, buf, len, flags);
+  if (!g || !g->watch || n <= 0 || (flags & MSG_PEEK)) return n;
+  if (g->refused) { /* read and dropped: lws must not see it, nor wait on it */
+    errno = EAGAIN;
+    return -1;
+  }
+  size_t keep = guard_follow(g, buf, (size_t)n);
+  if (g->refused) {
+    ty_log("net_unmasked_frame", "a client sent an unmasked frame: closed with 1002");
+    if (g->client) ty_client_close(g->client, 1002, "unmasked frame");
+    if (!keep) {
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+  return (ssize_t)keep;
+}
+
+static guard *guard_create(struct lws *wsi, bool watch) {
+  guard *g = TY_MALLOC(sizeof *g);
+  TY_ASSERT(g);
+  memset(g, 0, sizeof *g);
+  g->wsi = wsi;
+  g->fd = lws_get_socket_fd(wsi);
+  g->watch = watch;
+  if (g->fd >= 0 && g->fd < guards_n) guards[g->fd] = g;
+  return g;
+}
+
+static void guard_free(guard *g) {
+  if (g->fd >= 0 && g->fd < guards_n && guards[g->fd] == g) guards[g->fd] = NULL;
+  if (g->client) g->client->guard = NULL;
+  TY_FREE(g);
+}
 
 typedef struct pss {
   ty_client *client;
@@ -102,6 +212,7 @@ static size_t frame_size(const unsigned char *h) {
 
 static void client_free(ty_client *c) {
   ty_net *net = c->net;
+  if (c->guard) c->guard->client = NULL;
   if (c->prev) c->prev->next = c->next;
   else net->clients = c->next;
   if (c->next) c->next->prev = c->prev;
@@ -329,18 +440,31 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
   case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: /* the wsi of a connection FILTER let in */
     if (net) {
       net->conns++;
-      lws_set_opaque_user_data(wsi, COUNTED(net)); /* WSI_DESTROY counts it out */
+      /* WSI_DESTROY counts it out and frees this */
+      lws_set_opaque_user_data(wsi, guard_create(wsi, !net->cfg.tls_cert));
     }
     return 0;
-  case LWS_CALLBACK_WSI_DESTROY:
-    if (net && lws_get_opaque_user_data(wsi) == COUNTED(net)) {
+  case LWS_CALLBACK_WSI_DESTROY: {
+    guard *g = net ? lws_get_opaque_user_data(wsi) : NULL;
+    if (g && g->wsi == wsi) {
       lws_set_opaque_user_data(wsi, NULL);
+      guard_free(g);
       net->conns--;
     }
     return 0;
+  }
   case LWS_CALLBACK_ESTABLISHED: {
     p->client = client_create(net, wsi);
     p->client->valid_at = ty_now();
+    guard *g = lws_get_opaque_user_data(wsi);
+    if (g && g->wsi == wsi) {
+      g->client = p->client;
+      p->client->guard = g;
+      if (g->refused) { /* an unmasked frame came with the handshake */
+        ty_client_close(p->client, 1002, "unmasked frame");
+        return 0;
+      }
+    }
     char path[256] = "/";
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) {
       ty_client_close(p->client, 1008, "path too long");
@@ -464,6 +588,13 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
   net->valid_every = cfg->ping_secs / 4.0;
+  struct rlimit rl;
+  if (!guards && getrlimit(RLIMIT_NOFILE, &rl) == 0) { /* one slot per descriptor the process may have */
+    guards_n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1 << 20) ? 1 << 20 : (int)rl.rlim_cur;
+    guards = TY_MALLOC(sizeof *guards * (size_t)guards_n);
+    TY_ASSERT(guards);
+    memset(guards, 0, sizeof *guards * (size_t)guards_n);
+  }
   if (net->cfg.max_clients <= 0) net->cfg.max_clients = 1;
 
   lws_set_log_level(LLL_ERR, lws_log_emit);
@@ -519,7 +650,10 @@ void ty_net_close_all(ty_net *net, int code, const char *reason) {
 
 void ty_net_destroy(ty_net *net) {
   if (!net) return;
-  lws_context_destroy(net->ctx);
+  lws_context_destroy(net->ctx); /* frees every guard (WSI_DESTROY) */
   if (net->loop) ev_loop_destroy(net->loop); /* after lws has stopped its watchers on it */
+  TY_FREE(guards);
+  guards = NULL;
+  guards_n = 0;
   TY_FREE(net);
 }

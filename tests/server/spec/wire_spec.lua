@@ -2,7 +2,8 @@
 -- driven by a client written on bare TCP (tests/server/raw.js) where `ws` will not misbehave
 -- on request: a client that talks but never answers a ping stays (server.md: a client is
 -- dropped when it "has sent nothing and answered no ping"); close reasons are valid UTF-8 of
--- at most 123 bytes whatever path they quote. Needs node and `npm ci --prefix tests/server`.
+-- at most 123 bytes whatever path they quote; an unmasked client frame is closed with 1002
+-- (5.1). Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
 
@@ -59,6 +60,21 @@ describe("tycho serve on the wire", function()
       closed = H.find(ev, function(e) return e.closed == "bad" end)
       assert.is_nil(closed.error, closed.error)
       assert.equals("no module serves /\\xFF\\xFEx\\x01", closed.reason)
+    end)
+  end)
+
+  it("closes a client that sends an unmasked frame with 1002 (RFC 6455 5.1)", function()
+    withEcho(function(s)
+      local ev = H.raw(s.port, {
+        { open = "a", path = "/echo" }, { send = "a", text = '{"ok":1}' }, { recv = "a" },
+        { send = "a", text = '{"bad":1}', masked = false }, { closed = "a" },
+        { open = "b", path = "/echo" }, { send = "b", text = '{"after":1}' }, { recv = "b" },
+      })
+      assert.same({ t = "echo", data = { ok = 1 } }, tycho.json.decode(H.find(ev, function(e) return e.recv == "a" end).text))
+      local closed = H.find(ev, function(e) return e.closed == "a" end)
+      assert.equals(1002, closed.code, H.readFile(s.log))
+      -- nothing of the unmasked frame reached the module, and the host serves on
+      assert.same({ t = "echo", data = { after = 1 } }, tycho.json.decode(H.find(ev, function(e) return e.recv == "b" end).text))
     end)
   end)
 end)
