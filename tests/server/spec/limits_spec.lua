@@ -54,7 +54,7 @@ describe("tycho serve limits", function()
         -- 128 descriptors, 32 + 4 for the one module kept: 92 clients
         assert.truthy(start:find("descriptor limit 128, up to 92 clients", 1, true), start)
         local out = os.tmpname()
-        -- 300 TCP connections that never speak, held 4 s (the handshake timeout is 5 s)
+        -- 300 TCP connections that never speak, held 4 s (lws closes one that never handshakes after about 10 s)
         os.execute(("cd %s && node raw.js %d %s >%s 2>&1 &"):format(H.shq(H.HERE), s.port,
           H.shq('[{"idle":300,"ms":4000}]'), H.shq(out)))
         H.sleep(0.7)
