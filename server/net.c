@@ -95,6 +95,20 @@ typedef struct guard {
 
 static guard **guards; /* by descriptor; guards_n slots (the descriptor limit) */
 static int guards_n;
+static struct {
+  unsigned long n; /* clients closed for an unmasked frame, not yet logged */
+  double at;       /* the last net_unmasked_frame line */
+} unmasked_log;
+
+/* One net_unmasked_frame line a second at most, with a count: each costs a peer only a
+ * connection. */
+static void unmasked_flush(double now) {
+  if (!unmasked_log.n || now - unmasked_log.at < 1.0) return;
+  ty_log("net_unmasked_frame", "%lu client%s sent a frame without a mask: closed with 1002", unmasked_log.n,
+         unmasked_log.n == 1 ? "" : "s");
+  unmasked_log.n = 0;
+  unmasked_log.at = now;
+}
 
 /* Size of a client frame header from its second byte: 2, the extended length, the mask key. */
 static size_t guard_header_size(const uint8_t *h) {
@@ -150,7 +164,8 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
   }
   size_t keep = guard_follow(g, buf, (size_t)n);
   if (g->refused) {
-    ty_log("net_unmasked_frame", "a client sent an unmasked frame: closed with 1002");
+    unmasked_log.n++;
+    unmasked_flush(ty_now());
     if (g->client) ty_client_close(g->client, 1002, "unmasked frame");
     if (!keep) {
       errno = EAGAIN;
@@ -534,6 +549,7 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
   net->ev.tick(net->user);
   refused_flush(net, ty_now());
   lws_log_flush(ty_now());
+  unmasked_flush(ty_now());
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
