@@ -16,11 +16,14 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
+#include <ev.h>
+#include <fcntl.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
 #include <libwebsockets.h>
 #include <string.h>
+#include <netinet/in.h> /* Required for: ntohs, sockaddr_in (find_listen_fd) */
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -521,8 +524,54 @@ static void lws_log_flush(double now) {
   lws_log_state.at = now;
 }
 
+/* The last resort when accept() fails for want of a descriptor anyway (the client cap keeps a
+ * reserve, but a module may open files past it): the failed connection stays queued on the
+ * listening socket, which stays readable, and lws would try again on every turn of the loop.
+ * A spare descriptor, held from the start, is given up for a moment to accept the connection
+ * at the head of the queue and close it (libev's documented way out of EMFILE). lws says
+ * nothing of the failure but its log line, so this runs from there. */
+static struct {
+  int listen_fd, spare_fd; /* -1 until ty_net_create found them */
+  unsigned long shed;      /* connections closed this way, not yet logged */
+  double at;               /* the last net_accept_shed line */
+} accept_shed = {-1, -1, 0, 0};
+
+static void accept_shed_one(void) {
+  if (accept_shed.listen_fd < 0 || accept_shed.spare_fd < 0) return;
+  close(accept_shed.spare_fd);
+  int fd = accept(accept_shed.listen_fd, NULL, NULL);
+  if (fd >= 0) {
+    close(fd);
+    accept_shed.shed++;
+  }
+  accept_shed.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void accept_shed_flush(double now) {
+  if (!accept_shed.shed || now - accept_shed.at < 1.0) return;
+  ty_log("net_accept_shed", "closed %lu connection%s at accept: the process has no descriptor left for them",
+         accept_shed.shed, accept_shed.shed == 1 ? "" : "s");
+  accept_shed.shed = 0;
+  accept_shed.at = now;
+}
+
+/* The listening socket lws made: the one that accepts connections on port. */
+static int find_listen_fd(int port) {
+  for (int fd = 0; fd < 1024; fd++) {
+    int on = 0;
+    socklen_t n = sizeof on;
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &n) != 0 || !on) continue;
+    if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0 || sa.ss_family != AF_INET) continue;
+    if (ntohs(((struct sockaddr_in *)&sa)->sin_port) == port) return fd;
+  }
+  return -1;
+}
+
 static void lws_log_emit(int level, const char *line) {
   (void)level;
+  if (strstr(line, "accept: errno 24") || strstr(line, "accept: errno 23")) accept_shed_one(); /* EMFILE, ENFILE */
   char text[160];
   snprintf(text, sizeof text, "%s", line);
   text[strcspn(text, "\n")] = 0;
@@ -550,6 +599,7 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
   refused_flush(net, ty_now());
   lws_log_flush(ty_now());
   unmasked_flush(ty_now());
+  accept_shed_flush(ty_now());
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
@@ -638,6 +688,8 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   }
   net->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(net->ctx, "default"));
   if (net->port <= 0) net->port = cfg->port;
+  if (accept_shed.spare_fd < 0) accept_shed.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  accept_shed.listen_fd = find_listen_fd(net->port);
   lws_sul_schedule(net->ctx, 0, &net->tick_sul, on_tick, 10 * LWS_US_PER_MS);
   /* lws arms its libev timer only after some I/O: a wake-up through its event pipe is the
    * first, so the tick runs on a host nobody has connected to yet. */
@@ -671,5 +723,7 @@ void ty_net_destroy(ty_net *net) {
   TY_FREE(guards);
   guards = NULL;
   guards_n = 0;
+  if (accept_shed.spare_fd >= 0) close(accept_shed.spare_fd);
+  accept_shed.spare_fd = accept_shed.listen_fd = -1;
   TY_FREE(net);
 }

@@ -86,6 +86,54 @@ describe("tycho serve limits", function()
     end)
   end)
 
+  it("sheds connections it has no descriptor for, without spinning, when a module holds the reserve", function()
+    -- Holds every descriptor left once the host listens: accept() itself fails then.
+    local hog = [[
+local held = {}
+return {
+  onStart = function(host)
+    while true do
+      local f = io.open("/dev/null")
+      if not f then break end
+      held[#held + 1] = f
+    end
+    host:log("holding", #held, "descriptors")
+  end,
+}
+]]
+    withModules({ fdhog = hog }, function(dir, data)
+      local s = H.startWith({ modules = dir, data = data, prefix = limitPrefix(), args = { "--no-watch" } })
+      local ok, err = pcall(function()
+        for _ = 1, 50 do
+          if (H.readFile(s.log) or ""):find("holding") then break end
+          H.sleep(0.05)
+        end
+        local out = os.tmpname()
+        os.execute(("cd %s && node raw.js %d %s >%s 2>&1 &"):format(H.shq(H.HERE), s.port,
+          H.shq('[{"idle":20,"ms":3000}]'), H.shq(out)))
+        H.sleep(0.7)
+        local cpu0 = cpuSeconds(s.pid)
+        H.sleep(2)
+        local used = cpuSeconds(s.pid) - cpu0
+        assert.is_true(used < 0.5, ("the server used %.2f s of CPU in 2 s"):format(used))
+        for _ = 1, 100 do
+          if (H.readFile(out) or ""):find("idle") then break end
+          H.sleep(0.1)
+        end
+        local idle = H.parseLines(H.readFile(out))[1]
+        os.remove(out)
+        assert.equals(20, idle.ended) -- each closed at accept
+      end)
+      local code, log = H.stop(s)
+      if not ok then error(tostring(err) .. "\n--- server log ---\n" .. log, 0) end
+      assert.equals(0, code, log)
+      assert.is_true(countLines(log) < 20, log)
+      local shed = 0
+      for n in log:gmatch("net_accept_shed: closed (%d+) connection") do shed = shed + tonumber(n) end
+      assert.equals(20, shed, log)
+    end)
+  end)
+
   it("--max-clients caps connections; one past it gets 503 and the next after a close gets in", function()
     withModules({ echo = ECHO }, function(dir, data)
       local log = H.with(dir, data, function(s)
