@@ -82,12 +82,15 @@ struct ty_net {
  * For a watched socket the guard skips the HTTP request head, then walks the frame headers
  * (payloads skipped whole, never copied): the first frame whose mask bit is clear is cut off,
  * with everything after it, before lws sees it, and the client is closed with 1002. Over TLS
- * recv carries ciphertext: those sockets are not watched. */
+ * recv carries ciphertext: there the plaintext is followed as lws reads it through
+ * SSL_read(), defined here the same way, and the client is marked closing before lws parses
+ * the frame, so that nothing of it or after it reaches the module (on_receive drops a closing
+ * client's input). */
 typedef struct guard {
   int fd;
   struct lws *wsi;
   ty_client *client; /* once ESTABLISHED */
-  bool watch;        /* plain socket: its bytes are followed */
+  bool tls;          /* its bytes are followed through SSL_read, not recv */
   bool in_frames;    /* past the request head */
   bool refused;      /* an unmasked frame came: nothing more goes to lws */
   uint8_t head_match; /* bytes of "\r\n\r\n" matched */
@@ -160,7 +163,7 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
   if (!next) next = (ssize_t (*)(int, void *, size_t, int))dlsym(RTLD_NEXT, "recv");
   guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
   ssize_t n = next(fd, buf, len, flags);
-  if (!g || !g->watch || n <= 0 || (flags & MSG_PEEK)) return n;
+  if (!g || g->tls || n <= 0 || (flags & MSG_PEEK)) return n;
   if (g->refused) { /* read and dropped: lws must not see it, nor wait on it */
     errno = EAGAIN;
     return -1;
@@ -178,13 +181,33 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
   return (ssize_t)keep;
 }
 
-static guard *guard_create(struct lws *wsi, bool watch) {
+/* lws reads a TLS connection's plaintext through SSL_read(): see the masking guard above. */
+int SSL_read(SSL *ssl, void *buf, int num) {
+  static int (*next)(SSL *, void *, int);
+  static int (*get_fd)(const SSL *);
+  if (!next) next = (int (*)(SSL *, void *, int))dlsym(RTLD_NEXT, "SSL_read");
+  int n = next(ssl, buf, num);
+  if (n <= 0 || !guards) return n;
+  if (!get_fd) get_fd = (int (*)(const SSL *))dlsym(RTLD_NEXT, "SSL_get_fd");
+  int fd = get_fd ? get_fd(ssl) : -1;
+  guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
+  if (!g || !g->tls || g->refused) return n;
+  guard_follow(g, buf, (size_t)n);
+  if (g->refused) {
+    unmasked_log.n++;
+    unmasked_flush(ty_now());
+    if (g->client) ty_client_close(g->client, 1002, "unmasked frame");
+  }
+  return n;
+}
+
+static guard *guard_create(struct lws *wsi, bool tls) {
   guard *g = TY_MALLOC(sizeof *g);
   TY_ASSERT(g);
   memset(g, 0, sizeof *g);
   g->wsi = wsi;
   g->fd = lws_get_socket_fd(wsi);
-  g->watch = watch;
+  g->tls = tls;
   if (g->fd >= 0 && g->fd < guards_n) guards[g->fd] = g;
   return g;
 }
@@ -459,7 +482,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
     if (net) {
       net->conns++;
       /* WSI_DESTROY counts it out and frees this */
-      lws_set_opaque_user_data(wsi, guard_create(wsi, !net->cfg.tls_cert));
+      lws_set_opaque_user_data(wsi, guard_create(wsi, net->cfg.tls_cert != NULL));
     }
     return 0;
   case LWS_CALLBACK_WSI_DESTROY: {

@@ -3,6 +3,7 @@
 // client.js it runs the steps given as one JSON array and prints one JSON line per
 // observation; the Lua spec judges.
 //   node raw.js PORT '[{"open":"a","path":"/echo"}, {"send":"a","text":"{}","masked":false}]'
+// PORT may be written wss:PORT: the connections then speak TLS and accept any certificate.
 // Steps (NAME names a connection):
 //   {"open":NAME, "path":"/x"}        TCP connect and handshake: {"open":NAME} once the answer is
 //                                     101, else {"refused":NAME,"status":N,"text":...} or {"error":...}
@@ -19,9 +20,12 @@
 // Every wait gives up after 5 s and prints {"timeout":STEP}.
 'use strict';
 const net = require('net');
+const tls = require('tls');
 const crypto = require('crypto');
 
-const port = Number(process.argv[2]);
+const target = String(process.argv[2]);
+const secure = target.startsWith('wss:');
+const port = Number(secure ? target.slice(4) : target);
 const steps = JSON.parse(process.argv[3] || '[]');
 const conns = {};
 const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
@@ -58,7 +62,8 @@ function validUtf8(buf) {
 
 function open(name, path) {
   return new Promise((resolve) => {
-    const sock = net.connect(port, '127.0.0.1');
+    const sock = secure ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false })
+      : net.connect(port, '127.0.0.1');
     const c = { sock, buf: Buffer.alloc(0), upgraded: false, queue: [], waiters: [], closed: null, closeWaiters: [], pings: 0 };
     const finish = (closed) => {
       if (c.closed) return;
@@ -67,7 +72,7 @@ function open(name, path) {
       c.waiters.forEach((w) => w({ recv: name, closed }));
       c.waiters = [];
     };
-    sock.on('connect', () => {
+    sock.on(secure ? 'secureConnect' : 'connect', () => {
       const key = crypto.randomBytes(16).toString('base64');
       sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
         + `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
