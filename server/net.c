@@ -181,6 +181,7 @@ ssize_t recv(int fd, void *buf, size_t len, int flags) {
   return (ssize_t)keep;
 }
 
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS) /* lws over OpenSSL, as Debian builds it */
 /* lws reads a TLS connection's plaintext through SSL_read(): see the masking guard above. */
 int SSL_read(SSL *ssl, void *buf, int num) {
   static int (*next)(SSL *, void *, int);
@@ -200,6 +201,7 @@ int SSL_read(SSL *ssl, void *buf, int num) {
   }
   return n;
 }
+#endif
 
 static guard *guard_create(struct lws *wsi, bool tls) {
   guard *g = TY_MALLOC(sizeof *g);
