@@ -11,17 +11,17 @@
  * as a pong does. Open connections are counted from accept to close, and one past
  * max_clients is answered 503 and closed at once, so that accept() never meets the process's
  * descriptor limit (where it would fail on every turn of the loop). */
-#define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv) */
+#define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv and SSL_read) */
 #include "net.h"
 
-#include <dlfcn.h>
+#include <dlfcn.h> /* Required for: dlsym, the real recv and SSL_read under the guard's */
 #include <errno.h>
-#include <ev.h>
-#include <fcntl.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
+#include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
+#include <fcntl.h> /* Required for: the spare descriptor (accept_shed) */
 #include <libwebsockets.h>
-#include <string.h>
 #include <netinet/in.h> /* Required for: ntohs, sockaddr_in (find_listen_fd) */
-#include <sys/resource.h>
+#include <string.h>
+#include <sys/resource.h> /* Required for: the descriptor limit, which sizes the guard table */
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -75,11 +75,11 @@ struct ty_net {
 /* ---- the masking guard ----
  * RFC 6455 5.1: a server must close a connection that sends an unmasked frame, with 1002.
  * lws 4.1 parses the mask bit and takes such frames as they come (later versions refuse them),
- * and tells its user nothing of it. So the bytes lws reads from a plain (not TLS) client
- * socket are followed here on their way in: this file defines recv(), which lws calls (as
- * every caller in the process does: the definition in the executable comes first), and the
- * real one is libc's, through RTLD_NEXT. Sockets not in the table pass straight through.
- * For a watched socket the guard skips the HTTP request head, then walks the frame headers
+ * and tells its user nothing of it. So the bytes lws reads from each client are followed here
+ * on their way in: this file defines recv(), which lws calls (as every caller in the process
+ * does: the definition in the executable comes first), and the real one is libc's, through
+ * RTLD_NEXT. Sockets not in the table pass straight through, at the cost of a lookup.
+ * For a plain connection the guard skips the HTTP request head, then walks the frame headers
  * (payloads skipped whole, never copied): the first frame whose mask bit is clear is cut off,
  * with everything after it, before lws sees it, and the client is closed with 1002. Over TLS
  * recv carries ciphertext: there the plaintext is followed as lws reads it through
