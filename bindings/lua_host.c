@@ -148,13 +148,17 @@ static int traceback(lua_State *L) {
   return 1;
 }
 
-bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what) {
+bool ty_host_try(lua_State *L, int nargs, int nresults) {
   int base = lua_gettop(L) - nargs;
   lua_pushcfunction(L, traceback);
   lua_insert(L, base);
   int rc = lua_pcall(L, nargs, nresults, base);
   lua_remove(L, base);
-  if (rc == LUA_OK) return true;
+  return rc == LUA_OK;
+}
+
+bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what) {
+  if (ty_host_try(L, nargs, nresults)) return true;
   fprintf(stderr, "tycho: %s: %s\n", what, lua_tostring(L, -1));
   lua_pop(L, 1);
   return false;

@@ -2,14 +2,18 @@
  * (ty_host_create), serves WebSocket path /NAME, and is fenced in: a memory cap through
  * its own lua_Alloc, an instruction budget per callback through a count hook, and every
  * call protected with a traceback. A module that passes a cap is stopped (its sessions
- * closed with 1011); the host and the other modules keep serving. */
+ * closed with 1011) and started over in a fresh state after a backoff (1 s, doubling to
+ * 60 s); the host and the other modules keep serving. Errors that clients can cause over and
+ * over reach the log as one traceback, then a count a second. */
 #include "serve.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "lua_host.h"
@@ -19,6 +23,12 @@
 #include "platform/watch.h" /* Required for: hot reload of modules */
 
 #define HOOK_STEP 10000 /* instructions between two budget checks */
+#define RESTART_FIRST 1.0   /* seconds from a fence stopping a module to its restart */
+#define RESTART_MAX 60.0    /* the backoff doubles up to this */
+#define RESTART_HEALTHY 60.0 /* a module that ran this long since its restart starts over at 1 s */
+#define ERR_QUIET 60.0      /* a caller's error is logged whole after this long without one */
+#define ERR_WHOLE_PER_SEC 5 /* whole tracebacks per module and second; past it they are counted */
+#define ERR_NEVER (-1e9)    /* the time of "no error yet" */
 
 typedef struct host host;
 
@@ -34,6 +44,16 @@ typedef struct module {
   bool mem_refused;
   long long steps, step_cap;
   bool budget_hit;
+  double started_at;    /* its last load: RESTART_HEALTHY after it the backoff resets */
+  double restart_at;    /* when on_tick restarts it after a fence stopped it; 0: none due */
+  double restart_delay; /* the backoff of its next restart */
+  unsigned restarts;    /* automatic restarts so far */
+  double err_at;        /* its last error outside any session (timers) */
+  double err_second;    /* the second err_whole counts in */
+  int err_whole;        /* whole tracebacks written in that second */
+  unsigned long long err_hidden; /* errors counted and not written since the last summary */
+  double err_summary_at;
+  char err_last[200];   /* the first line of the latest error counted */
 } module;
 
 typedef struct session {
@@ -43,6 +63,7 @@ typedef struct session {
   uint64_t id;
   int handler_ref; /* onConnect's result, or LUA_NOREF */
   int box_ref;     /* the Lua session object */
+  double err_at;   /* its last error (ERR_NEVER): a session's errors are logged whole once */
   struct session *prev, *next;
 } session;
 
@@ -117,24 +138,68 @@ static void budget_hook(lua_State *L, lua_Debug *ar) {
   m->steps += HOOK_STEP;
   if (m->steps > m->step_cap) {
     m->budget_hit = true;
-    luaL_error(L, "module '%s' ran past its budget of %lld instructions in one call", m->name, m->step_cap);
+    /* lua_pushfstring knows %d %I %f %s %c %p %U only: a long long goes as a lua_Integer */
+    luaL_error(L, "module '%s' ran past its budget of %I instructions in one call", m->name, (lua_Integer)m->step_cap);
   }
 }
 
 static void module_kill(module *m, const char *why);
 
-/* Calls the function below nargs arguments in m's state, fenced. False on any error. */
-static bool module_call(module *m, int nargs, int nresults, const char *what) {
-  char label[160];
-  snprintf(label, sizeof label, "module %s: %s", m->name, what);
+/* Writes a module's error, or counts it. gate is the time of the last error of whoever the
+ * call served (a session, or the module's timers), NULL for calls no client can repeat at will
+ * (loading, onStart, reloads), which are always written. A gated error is written whole when
+ * its caller had none for ERR_QUIET seconds and the module wrote fewer than ERR_WHOLE_PER_SEC
+ * this second; otherwise it is counted, and module_errors_flush writes the count once a
+ * second: one client raising on every message cannot fill the log. */
+static void module_error(module *m, double *gate, const char *what, const char *msg) {
+  if (!msg) msg = "(error object is not a string)";
+  if (gate) {
+    double now = ty_now();
+    bool quiet = now - *gate >= ERR_QUIET;
+    *gate = now;
+    if (now - m->err_second >= 1.0) {
+      m->err_second = now;
+      m->err_whole = 0;
+    }
+    if (!quiet || m->err_whole >= ERR_WHOLE_PER_SEC) {
+      m->err_hidden++;
+      snprintf(m->err_last, sizeof m->err_last, "%s: %.*s", what, (int)strcspn(msg, "\n"), msg);
+      return;
+    }
+    m->err_whole++;
+  }
+  fprintf(stderr, "tycho: module %s: %s: %s\n", m->name, what, msg);
+}
+
+/* The count of the errors module_error did not write, at most once a second. */
+static void module_errors_flush(module *m, double now) {
+  if (!m->err_hidden || now - m->err_summary_at < 1.0) return;
+  ty_log("server_module_errors", "module %s: %llu more error%s not written out (one traceback per caller "
+         "a minute); the latest: %s", m->name, m->err_hidden, m->err_hidden == 1 ? "" : "s", m->err_last);
+  m->err_hidden = 0;
+  m->err_summary_at = now;
+}
+
+/* Calls the function below nargs arguments in m's state, fenced; an error is logged through
+ * module_error with gate. False on any error. */
+static bool module_call_at(module *m, double *gate, int nargs, int nresults, const char *what) {
   m->steps = 0;
   m->budget_hit = m->mem_refused = false; /* a cap passed outside this call is not this call's */
   lua_sethook(m->L, budget_hook, LUA_MASKCOUNT, HOOK_STEP);
-  bool ok = ty_host_call(m->L, nargs, nresults, label);
+  bool ok = ty_host_try(m->L, nargs, nresults);
   lua_sethook(m->L, NULL, 0, 0);
+  if (!ok) {
+    module_error(m, gate, what, lua_tostring(m->L, -1));
+    lua_pop(m->L, 1);
+  }
   if (m->budget_hit) module_kill(m, "instruction budget");
   else if (m->mem_refused) module_kill(m, "memory cap");
   return ok && !m->dead;
+}
+
+/* module_call_at for calls that are always logged whole. */
+static bool module_call(module *m, int nargs, int nresults, const char *what) {
+  return module_call_at(m, NULL, nargs, nresults, what);
 }
 
 /* ---- sessions ---- */
@@ -390,7 +455,12 @@ static void open_types(lua_State *L) {
 static void module_kill(module *m, const char *why) {
   if (m->dead) return;
   m->dead = true;
-  ty_log("server_module_stopped", "module %s passed its %s: stopped; its sessions are closed with 1011", m->name, why);
+  double now = ty_now();
+  if (m->restart_delay <= 0 || now - m->started_at >= RESTART_HEALTHY) m->restart_delay = RESTART_FIRST;
+  m->restart_at = now + m->restart_delay;
+  ty_log("server_module_stopped", "module %s passed its %s: stopped; its sessions are closed with 1011; "
+         "it restarts in %.0f s", m->name, why, m->restart_delay);
+  m->restart_delay = m->restart_delay * 2 < RESTART_MAX ? m->restart_delay * 2 : RESTART_MAX;
   for (session *s = m->h->sessions; s; s = s->next)
     if (s->m == m) ty_client_close(s->c, 1011, "module stopped");
   for (uint32_t i = 0; i < m->h->ntimers; i++)
@@ -402,6 +472,8 @@ static bool module_load(host *h, module *m, const char *dir, const char *file, l
   m->table_ref = m->host_ref = m->storage_ref = LUA_NOREF;
   m->mem_cap = mem_cap;
   m->step_cap = step_cap;
+  m->started_at = ty_now();
+  m->err_at = ERR_NEVER;
   m->L = ty_host_create(dir);
   if (!m->L) return false;
   lua_State *L = m->L;
@@ -489,8 +561,8 @@ static void on_open(void *user, ty_client *c, const char *path) {
   host *h = user;
   module *m = module_route(h, path);
   if (!m) {
-    char reason[120];
-    snprintf(reason, sizeof reason, "no module serves %.90s", path);
+    char reason[300]; /* ty_client_close cuts it to 123 bytes of UTF-8 */
+    snprintf(reason, sizeof reason, "no module serves %s", path);
     ty_client_close(c, 1008, reason);
     return;
   }
@@ -500,7 +572,8 @@ static void on_open(void *user, ty_client *c, const char *path) {
   }
   session *s = TY_MALLOC(sizeof *s);
   TY_ASSERT(s);
-  *s = (session){.h = h, .m = m, .c = c, .id = ty_client_id(c), .handler_ref = LUA_NOREF, .box_ref = LUA_NOREF};
+  *s = (session){.h = h, .m = m, .c = c, .id = ty_client_id(c), .handler_ref = LUA_NOREF, .box_ref = LUA_NOREF,
+                 .err_at = ERR_NEVER};
   s->next = h->sessions;
   if (h->sessions) h->sessions->prev = s;
   h->sessions = s;
@@ -510,7 +583,7 @@ static void on_open(void *user, ty_client *c, const char *path) {
   lua_pushcfunction(L, session_open);
   lua_pushlightuserdata(L, s);
   lua_pushlightuserdata(L, (void *)path);
-  if (!module_call(m, 2, 0, "onConnect") && !m->dead) ty_client_close(c, 1011, "onConnect failed");
+  if (!module_call_at(m, &s->err_at, 2, 0, "onConnect") && !m->dead) ty_client_close(c, 1011, "onConnect failed");
 }
 
 typedef struct delivery {
@@ -549,7 +622,7 @@ static void on_message(void *user, ty_client *c, const char *data, size_t len, b
   delivery d = {s, data, len, binary};
   lua_pushcfunction(L, session_deliver);
   lua_pushlightuserdata(L, &d);
-  module_call(s->m, 1, 0, "onMessage");
+  module_call_at(s->m, &s->err_at, 1, 0, "onMessage");
 }
 
 /* Runs the session's onClose, when it has one, under module_call. */
@@ -567,7 +640,7 @@ static void session_end(host *h, session *s) {
     if (!s->m->dead && s->handler_ref != LUA_NOREF) {
       lua_pushcfunction(L, session_closed);
       lua_pushlightuserdata(L, s);
-      module_call(s->m, 1, 0, "onClose");
+      module_call_at(s->m, &s->err_at, 1, 0, "onClose");
     }
     lua_rawgeti(L, LUA_REGISTRYINDEX, s->box_ref);
     session_box *b = lua_touserdata(L, -1);
@@ -611,6 +684,8 @@ static void host_stop(host *h) {
   for (uint32_t i = 0; i < h->nmodules; i++) {
     module *m = &h->modules[i];
     if (module_push_hook(m, "onStop")) module_call(m, 0, 0, "onStop");
+    m->err_summary_at = ERR_NEVER; /* the last count is written now */
+    module_errors_flush(m, ty_now());
   }
   ty_net_close_all(h->net, 1001, "server shutting down");
   while (h->sessions) session_end(h, h->sessions);
@@ -619,10 +694,10 @@ static void host_stop(host *h) {
 
 /* ---- hot reload ---- */
 
-/* A module stopped by a cap starts over on its next save: its sessions (already closing with
- * 1011) and timers let go of its state, the state is closed, and the file loads into a fresh
- * one and gets onStart, as at launch. Its old state may have stopped mid-callback, so nothing
- * of it is kept but what it saved in host.storage. */
+/* A module stopped by a cap starts over when its backoff has passed (on_tick), or on its next
+ * save: its sessions (already closing with 1011) and timers let go of its state, the state is
+ * closed, and the file loads into a fresh one and gets onStart, as at launch. Its old state
+ * may have stopped mid-callback, so nothing of it is kept but what it saved in host.storage. */
 static void module_restart(module *m) {
   host *h = m->h;
   uint32_t kept = 0;
@@ -647,6 +722,11 @@ static void module_restart(module *m) {
   long long mem_cap = m->mem_cap, step_cap = m->step_cap;
   module fresh = {0};
   memcpy(fresh.name, m->name, sizeof fresh.name);
+  fresh.restart_delay = m->restart_delay; /* the backoff outlives the state */
+  fresh.restarts = m->restarts;
+  fresh.err_hidden = m->err_hidden;
+  fresh.err_summary_at = m->err_summary_at;
+  memcpy(fresh.err_last, m->err_last, sizeof fresh.err_last);
   *m = fresh;
   char file[80];
   snprintf(file, sizeof file, "%s.lua", m->name);
@@ -656,14 +736,16 @@ static void module_restart(module *m) {
     return;
   }
   if (m->dead) {
-    ty_log("server_reload_failed", "module %s: %s failed to load (above); it stays stopped", m->name, file);
+    if (m->restart_at) return; /* a fence stopped it again while loading: module_kill said when it retries */
+    ty_log("server_reload_failed", "module %s: %s failed to load (above); it stays stopped until it is saved", m->name, file);
     return;
   }
   if (module_push_hook(m, "onStart")) {
     lua_rawgeti(m->L, LUA_REGISTRYINDEX, m->host_ref);
-    module_call(m, 1, 0, "onStart");
+    if (!module_call(m, 1, 0, "onStart") && m->dead) return;
   }
-  ty_log("server_module_restarted", "module %s: restarted in a fresh state after it was stopped", m->name);
+  ty_log("server_module_restarted", "module %s: restarted in a fresh state after it was stopped (restart %u)", m->name,
+         ++m->restarts);
 }
 
 /* Re-runs path in m's own state. The table other code holds stays the module's table:
@@ -803,6 +885,12 @@ static void on_tick(void *user) {
   }
   double now = ty_now();
   if (h->watch && !h->stopping) ty_watch_poll(h->watch, now, on_file_changed, h);
+  for (uint32_t i = 0; i < h->nmodules; i++) {
+    module *m = &h->modules[i];
+    /* Before the timers run: a restart frees the module's timers and packs h->timers. */
+    if (m->restart_at && now >= m->restart_at && !h->stopping && m->L) module_restart(m);
+    module_errors_flush(m, now);
+  }
   /* Timers added by a timer run from the next tick on: walk only those there now. */
   uint32_t n = h->ntimers;
   for (uint32_t i = 0; i < n; i++) {
@@ -810,7 +898,7 @@ static void on_tick(void *user) {
     if (t->cancelled || h->stopping || t->next > now) continue;
     t->next = now + t->interval;
     lua_rawgeti(t->m->L, LUA_REGISTRYINDEX, t->fn_ref);
-    module_call(t->m, 0, 0, "timer");
+    module_call_at(t->m, &t->m->err_at, 0, 0, "timer");
   }
   uint32_t kept = 0;
   for (uint32_t i = 0; i < h->ntimers; i++) {
@@ -831,8 +919,8 @@ static void serve_usage(FILE *f) {
   fprintf(f,
           "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data data]\n"
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
-          "                   [--max-instructions N] [--ping SECS] [--tls-cert FILE --tls-key FILE]\n"
-          "                   [--no-watch]\n");
+          "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
+          "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n");
 }
 
 static bool parse_size(const char *s, long long *out) {
@@ -847,13 +935,32 @@ static bool parse_size(const char *s, long long *out) {
   return true;
 }
 
+/* Descriptors a host needs besides its clients: stdio, the event loop's and lws's own, the
+ * listening socket, the watch, files modules read (as Redis keeps 32), and per module its
+ * store (sqlite's database, WAL and shared-memory files) and one to spare. */
+#define FD_RESERVE_BASE 32
+#define FD_RESERVE_PER_MODULE 4
+#define FD_LIMIT_MAX (1 << 20) /* lws sizes its tables by the limit: no more than this */
+
+/* Raises the soft descriptor limit to the hard one (capped at FD_LIMIT_MAX), as Redis does at
+ * start, and returns the limit in force; *was is the limit found. */
+static long long fd_limit_raise(long long *was) {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return *was = 1024;
+  *was = rl.rlim_cur == RLIM_INFINITY ? FD_LIMIT_MAX : (long long)rl.rlim_cur;
+  rlim_t want = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > FD_LIMIT_MAX ? FD_LIMIT_MAX : rl.rlim_max;
+  if (want <= rl.rlim_cur) return *was;
+  rl.rlim_cur = want;
+  return setrlimit(RLIMIT_NOFILE, &rl) == 0 ? (long long)want : *was;
+}
+
 static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
 
 int cmd_serve(int argc, char **argv) {
   bool no_watch = false;
   const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
-            max_steps = 100 * 1000 * 1000, ping = 20;
+            max_steps = 100 * 1000 * 1000, ping = 20, max_clients = -1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -872,6 +979,7 @@ int cmd_serve(int argc, char **argv) {
     else if (strcmp(a, "--max-memory") == 0) num = &max_mem;
     else if (strcmp(a, "--max-instructions") == 0) num = &max_steps;
     else if (strcmp(a, "--ping") == 0) num = &ping;
+    else if (strcmp(a, "--max-clients") == 0) num = &max_clients;
     else if ((strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0) && v) {
       *(a[6] == 'c' ? &tls_cert : &tls_key) = v;
       i++;
@@ -898,8 +1006,8 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "tycho serve: --tls-cert and --tls-key go together\n");
     return 2;
   }
-  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000) {
-    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000\n");
+  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0) {
+    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000, --max-clients at least 1\n");
     return 2;
   }
 
@@ -931,6 +1039,22 @@ int cmd_serve(int argc, char **argv) {
   qsort(h.modules, h.nmodules, sizeof *h.modules, cmp_name);
   for (uint32_t i = 0; i < nnames; i++) free(names[i]);
 
+  /* Clients are capped below the descriptor limit, with descriptors kept for the rest: at the
+   * cap a connection is refused at once (net.c), so accept() never fails for want of one. */
+  long long fd_was, fd_limit = fd_limit_raise(&fd_was);
+  long long reserve = FD_RESERVE_BASE + FD_RESERVE_PER_MODULE * (long long)h.nmodules;
+  long long fit = fd_limit - reserve > 1 ? fd_limit - reserve : 1;
+  if (max_clients < 0) max_clients = fit;
+  else if (max_clients > fit) {
+    ty_log("serve_max_clients_lowered", "--max-clients %lld does not fit the descriptor limit %lld with %lld kept "
+           "for files and stores: %lld (raise the hard limit, ulimit -Hn)", max_clients, fd_limit, reserve, fit);
+    max_clients = fit;
+  }
+  if (max_clients > INT_MAX) max_clients = INT_MAX;
+  char raised[48] = "";
+  if (fd_was != fd_limit) snprintf(raised, sizeof raised, " (raised from %lld)", fd_was);
+  fprintf(stderr, "tycho serve: descriptor limit %lld%s, up to %lld clients\n", fd_limit, raised, max_clients);
+
   int code = 0;
   for (uint32_t i = 0; i < h.nmodules; i++) {
     char file[80];
@@ -943,6 +1067,7 @@ int cmd_serve(int argc, char **argv) {
 
   ty_net_config cfg = {.iface = iface, .port = (int)port, .max_frame = (size_t)max_frame,
                        .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2,
+                       .max_clients = (int)max_clients,
                        .tls_cert = tls_cert, .tls_key = tls_key};
   ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick};
   h.net = ty_net_create(&cfg, &ev, &h);

@@ -7,12 +7,23 @@
  * busy room a syscall or an allocation per frame would cost more than everything else
  * together, and an idle client holds no buffer at all. Incoming messages are handed over
  * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
- * parts; heartbeat is lws's validity policy. */
+ * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
+ * as a pong does. Open connections are counted from accept to close, and one past
+ * max_clients is answered 503 and closed at once, so that accept() never meets the process's
+ * descriptor limit (where it would fail on every turn of the loop). */
+#define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv and SSL_read) */
 #include "net.h"
 
+#include <dlfcn.h> /* Required for: dlsym, the real recv and SSL_read under the guard's */
+#include <errno.h>
 #include <ev.h> /* Required for: the loop lws runs on (LWS_SERVER_OPTION_LIBEV, foreign loop) */
+#include <fcntl.h> /* Required for: the spare descriptor (accept_shed) */
 #include <libwebsockets.h>
+#include <netinet/in.h> /* Required for: ntohs, sockaddr_in (find_listen_fd) */
 #include <string.h>
+#include <sys/resource.h> /* Required for: the descriptor limit, which sizes the guard table */
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "common.h"
 
@@ -31,6 +42,8 @@ struct ty_client {
   bool rx_binary;
   bool closing;
   bool closed; /* handed back to lws to close: nothing more is written */
+  struct guard *guard; /* its masking guard (see recv below) */
+  double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
   char close_reason[124];
 };
@@ -53,7 +66,159 @@ struct ty_net {
   bool stopping, done;
   double stop_deadline;
   int port;
+  int conns;      /* accepted and not yet closed, handshaken or not */
+  double valid_every; /* seconds between two validity confirmations of one client */
+  double refused_at;  /* when the last net_client_cap line was written */
+  unsigned long refused; /* refusals not yet in a net_client_cap line */
 };
+
+/* ---- the masking guard ----
+ * RFC 6455 5.1: a server must close a connection that sends an unmasked frame, with 1002.
+ * lws 4.1 parses the mask bit and takes such frames as they come (later versions refuse them),
+ * and tells its user nothing of it. So the bytes lws reads from each client are followed here
+ * on their way in: this file defines recv(), which lws calls (as every caller in the process
+ * does: the definition in the executable comes first), and the real one is libc's, through
+ * RTLD_NEXT. Sockets not in the table pass straight through, at the cost of a lookup.
+ * For a plain connection the guard skips the HTTP request head, then walks the frame headers
+ * (payloads skipped whole, never copied): the first frame whose mask bit is clear is cut off,
+ * with everything after it, before lws sees it, and the client is closed with 1002. Over TLS
+ * recv carries ciphertext: there the plaintext is followed as lws reads it through
+ * SSL_read(), defined here the same way, and the client is marked closing before lws parses
+ * the frame, so that nothing of it or after it reaches the module (on_receive drops a closing
+ * client's input). */
+typedef struct guard {
+  int fd;
+  struct lws *wsi;
+  ty_client *client; /* once ESTABLISHED */
+  bool tls;          /* its bytes are followed through SSL_read, not recv */
+  bool in_frames;    /* past the request head */
+  bool refused;      /* an unmasked frame came: nothing more goes to lws */
+  uint8_t head_match; /* bytes of "\r\n\r\n" matched */
+  uint8_t hdr[14];   /* the frame header read so far */
+  uint8_t hdr_len;
+  uint64_t left;     /* payload bytes of the current frame still to come */
+} guard;
+
+static guard **guards; /* by descriptor; guards_n slots (the descriptor limit) */
+static int guards_n;
+static struct {
+  unsigned long n; /* clients closed for an unmasked frame, not yet logged */
+  double at;       /* the last net_unmasked_frame line */
+} unmasked_log;
+
+/* One net_unmasked_frame line a second at most, with a count: each costs a peer only a
+ * connection. */
+static void unmasked_flush(double now) {
+  if (!unmasked_log.n || now - unmasked_log.at < 1.0) return;
+  ty_log("net_unmasked_frame", "%lu client%s sent a frame without a mask: closed with 1002", unmasked_log.n,
+         unmasked_log.n == 1 ? "" : "s");
+  unmasked_log.n = 0;
+  unmasked_log.at = now;
+}
+
+/* Size of a client frame header from its second byte: 2, the extended length, the mask key. */
+static size_t guard_header_size(const uint8_t *h) {
+  size_t n = 2 + ((h[1] & 0x7f) == 126 ? 2 : (h[1] & 0x7f) == 127 ? 8 : 0);
+  return n + (h[1] & 0x80 ? 4 : 0);
+}
+
+/* Follows n bytes of g's stream; returns how many may go to lws (all, or those before an
+ * unmasked frame). */
+static size_t guard_follow(guard *g, const uint8_t *p, size_t n) {
+  size_t i = 0;
+  if (!g->in_frames) {
+    static const char end[] = "\r\n\r\n";
+    for (; i < n && g->head_match < 4; i++)
+      g->head_match = p[i] == end[g->head_match] ? g->head_match + 1 : p[i] == '\r' ? 1 : 0;
+    if (g->head_match < 4) return n;
+    g->in_frames = true;
+  }
+  while (i < n) {
+    if (g->left) { /* a payload: skipped whole */
+      size_t k = n - i < g->left ? n - i : (size_t)g->left;
+      g->left -= k;
+      i += k;
+      continue;
+    }
+    size_t start = i; /* where this header's bytes begin in p (its first bytes may be older) */
+    g->hdr[g->hdr_len++] = p[i++];
+    if (g->hdr_len == 2 && !(g->hdr[1] & 0x80)) { /* unmasked */
+      g->refused = true;
+      return start >= 1 ? start - 1 : 0; /* cut before the frame's first byte where it is in p */
+    }
+    if (g->hdr_len < 2 || g->hdr_len < guard_header_size(g->hdr)) continue;
+    uint64_t len = g->hdr[1] & 0x7f;
+    if (len == 126) len = (uint64_t)g->hdr[2] << 8 | g->hdr[3];
+    else if (len == 127)
+      for (int k = 0; k < 8; k++) len = (k ? len << 8 : 0) | g->hdr[2 + k];
+    g->left = len;
+    g->hdr_len = 0;
+  }
+  return n;
+}
+
+/* lws reads every connection through recv(): see the masking guard above. */
+ssize_t recv(int fd, void *buf, size_t len, int flags) {
+  static ssize_t (*next)(int, void *, size_t, int);
+  if (!next) next = (ssize_t (*)(int, void *, size_t, int))dlsym(RTLD_NEXT, "recv");
+  guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
+  ssize_t n = next(fd, buf, len, flags);
+  if (!g || g->tls || n <= 0 || (flags & MSG_PEEK)) return n;
+  if (g->refused) { /* read and dropped: lws must not see it, nor wait on it */
+    errno = EAGAIN;
+    return -1;
+  }
+  size_t keep = guard_follow(g, buf, (size_t)n);
+  if (g->refused) {
+    unmasked_log.n++;
+    unmasked_flush(ty_now());
+    if (g->client) ty_client_close(g->client, 1002, "unmasked frame");
+    if (!keep) {
+      errno = EAGAIN;
+      return -1;
+    }
+  }
+  return (ssize_t)keep;
+}
+
+#if defined(LWS_WITH_TLS) && !defined(LWS_WITH_MBEDTLS) /* lws over OpenSSL, as Debian builds it */
+/* lws reads a TLS connection's plaintext through SSL_read(): see the masking guard above. */
+int SSL_read(SSL *ssl, void *buf, int num) {
+  static int (*next)(SSL *, void *, int);
+  static int (*get_fd)(const SSL *);
+  if (!next) next = (int (*)(SSL *, void *, int))dlsym(RTLD_NEXT, "SSL_read");
+  int n = next(ssl, buf, num);
+  if (n <= 0 || !guards) return n;
+  if (!get_fd) get_fd = (int (*)(const SSL *))dlsym(RTLD_NEXT, "SSL_get_fd");
+  int fd = get_fd ? get_fd(ssl) : -1;
+  guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
+  if (!g || !g->tls || g->refused) return n;
+  guard_follow(g, buf, (size_t)n);
+  if (g->refused) {
+    unmasked_log.n++;
+    unmasked_flush(ty_now());
+    if (g->client) ty_client_close(g->client, 1002, "unmasked frame");
+  }
+  return n;
+}
+#endif
+
+static guard *guard_create(struct lws *wsi, bool tls) {
+  guard *g = TY_MALLOC(sizeof *g);
+  TY_ASSERT(g);
+  memset(g, 0, sizeof *g);
+  g->wsi = wsi;
+  g->fd = lws_get_socket_fd(wsi);
+  g->tls = tls;
+  if (g->fd >= 0 && g->fd < guards_n) guards[g->fd] = g;
+  return g;
+}
+
+static void guard_free(guard *g) {
+  if (g->fd >= 0 && g->fd < guards_n && guards[g->fd] == g) guards[g->fd] = NULL;
+  if (g->client) g->client->guard = NULL;
+  TY_FREE(g);
+}
 
 typedef struct pss {
   ty_client *client;
@@ -90,6 +255,7 @@ static size_t frame_size(const unsigned char *h) {
 
 static void client_free(ty_client *c) {
   ty_net *net = c->net;
+  if (c->guard) c->guard->client = NULL;
   if (c->prev) c->prev->next = c->next;
   else net->clients = c->next;
   if (c->next) c->next->prev = c->prev;
@@ -110,11 +276,52 @@ const char *ty_client_address(const ty_client *c, char *buf, size_t len) {
   return buf;
 }
 
+/* Length of the valid UTF-8 character at s (NUL-terminated), 0 when it is not one: overlong
+ * forms, surrogates and code points past U+10FFFF are not. */
+static size_t utf8_char(const unsigned char *s) {
+  unsigned c = s[0], cp, min;
+  size_t n;
+  if (c < 0x80) return 1;
+  if ((c & 0xe0) == 0xc0) n = 2, cp = c & 0x1f, min = 0x80;
+  else if ((c & 0xf0) == 0xe0) n = 3, cp = c & 0x0f, min = 0x800;
+  else if ((c & 0xf8) == 0xf0) n = 4, cp = c & 0x07, min = 0x10000;
+  else return 0;
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0; /* the NUL ends it too */
+    cp = cp << 6 | (s[i] & 0x3f);
+  }
+  return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
+}
+
+/* A close reason as RFC 6455 5.5.1 wants it: valid UTF-8, at most 123 bytes (a close frame's
+ * payload is 125, the code takes 2). Reasons carry what peers sent (a request path, say):
+ * bytes that are no character, and control characters, are written as \xNN; the cut falls
+ * between characters. */
+static void close_reason_copy(char out[124], const char *in) {
+  const unsigned char *s = (const unsigned char *)in;
+  size_t o = 0;
+  while (*s) {
+    size_t n = utf8_char(s);
+    bool escape = n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f));
+    size_t w = escape ? 4 : n;
+    if (o + w > 123) break;
+    if (escape) {
+      snprintf(out + o, 5, "\\x%02X", *s);
+      n = 1;
+    } else {
+      memcpy(out + o, s, n);
+    }
+    o += w;
+    s += n;
+  }
+  out[o] = 0;
+}
+
 void ty_client_close(ty_client *c, int code, const char *reason) {
   if (c->closing || c->closed) return;
   c->closing = true;
   c->close_code = code;
-  snprintf(c->close_reason, sizeof c->close_reason, "%s", reason ? reason : "");
+  close_reason_copy(c->close_reason, reason ? reason : "");
   lws_callback_on_writable(c->wsi);
   /* A peer that never reads never makes us writable: lws drops it when this expires. */
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 5);
@@ -196,6 +403,14 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
     return close_now(c, wsi, 1009, "message too big");
   }
   if (c->closing) return 0; /* a closing client's input is read and dropped */
+  /* A client that talks is alive, pong or not (server.md: dropped when it "has sent nothing
+   * and answered no ping"). lws re-sorts its timer list on each confirmation: a few a ping
+   * period are plenty. */
+  double now = ty_now();
+  if (now - c->valid_at >= net->valid_every) {
+    c->valid_at = now;
+    lws_validity_confirmed(wsi);
+  }
   if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
     /* Whole in one piece (nearly every message): handed over from lws's buffer, so an idle
      * client holds no receive buffer of its own. */
@@ -235,15 +450,71 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   return 0;
 }
 
+/* Writes the pending net_client_cap line when a second has passed since the last one. */
+static void refused_flush(ty_net *net, double now) {
+  if (!net->refused || now - net->refused_at < 1.0) return;
+  ty_log("net_client_cap", "refused %lu connection%s: %d open, --max-clients %d", net->refused,
+         net->refused == 1 ? "" : "s", net->conns, net->cfg.max_clients);
+  net->refused = 0;
+  net->refused_at = now;
+}
+
+/* One connection past max_clients: told why in plain HTTP (a WebSocket client reports the
+ * status), where the port is not TLS, and closed by lws right after. Logged at most once a
+ * second, with a count. */
+static void refuse(ty_net *net, int fd) {
+#define BUSY_BODY "too many clients\n"
+  static const char busy[] = "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 5\r\n"
+                             "Content-Type: text/plain\r\nContent-Length: 17\r\n\r\n" BUSY_BODY;
+  _Static_assert(sizeof BUSY_BODY - 1 == 17, "Content-Length");
+  if (!net->cfg.tls_cert && fd >= 0) {
+    ssize_t n = send(fd, busy, sizeof busy - 1, MSG_DONTWAIT | MSG_NOSIGNAL);
+    (void)n; /* best effort: the close says the rest */
+  }
+  net->refused++;
+  refused_flush(net, ty_now());
+}
+
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
   struct lws_context *ctx = lws_get_context(wsi);
   ty_net *net = ctx ? lws_context_user(ctx) : NULL;
   pss *p = user;
   switch (reason) {
   case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
-    return net && net->stopping ? -1 : 0; /* shutting down: accept nothing new */
+    if (!net || net->stopping) return -1; /* shutting down: accept nothing new */
+    if (net->conns >= net->cfg.max_clients) {
+      refuse(net, ((struct lws_filter_network_conn_args *)user)->accept_fd);
+      return -1; /* lws closes it */
+    }
+    return 0;
+  case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: /* the wsi of a connection FILTER let in */
+    if (net) {
+      net->conns++;
+      /* WSI_DESTROY counts it out and frees this */
+      lws_set_opaque_user_data(wsi, guard_create(wsi, net->cfg.tls_cert != NULL));
+    }
+    return 0;
+  case LWS_CALLBACK_WSI_DESTROY: {
+    guard *g = net ? lws_get_opaque_user_data(wsi) : NULL;
+    if (g && g->wsi == wsi) {
+      lws_set_opaque_user_data(wsi, NULL);
+      guard_free(g);
+      net->conns--;
+    }
+    return 0;
+  }
   case LWS_CALLBACK_ESTABLISHED: {
     p->client = client_create(net, wsi);
+    p->client->valid_at = ty_now();
+    guard *g = lws_get_opaque_user_data(wsi);
+    if (g && g->wsi == wsi) {
+      g->client = p->client;
+      p->client->guard = g;
+      if (g->refused) { /* an unmasked frame came with the handshake */
+        ty_client_close(p->client, 1002, "unmasked frame");
+        return 0;
+      }
+    }
     char path[256] = "/";
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) {
       ty_client_close(p->client, 1008, "path too long");
@@ -269,9 +540,98 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
   }
 }
 
+/* lws's own error lines, at most one a second for a run of the same line, with a count: a
+ * fault that repeats on every turn of the loop (as accept() failing did) must not fill the
+ * disk. lws's emitter has no user pointer: the state is the process's. */
+static struct {
+  char line[160];
+  unsigned long repeats; /* of line, since it was written */
+  double at;
+} lws_log_state;
+
+static void lws_log_flush(double now) {
+  if (!lws_log_state.repeats || now - lws_log_state.at < 1.0) return;
+  fprintf(stderr, "tycho: lws: %s (%lu more times)\n", lws_log_state.line, lws_log_state.repeats);
+  lws_log_state.repeats = 0;
+  lws_log_state.at = now;
+}
+
+/* The last resort when accept() fails for want of a descriptor anyway (the client cap keeps a
+ * reserve, but a module may open files past it): the failed connection stays queued on the
+ * listening socket, which stays readable, and lws would try again on every turn of the loop.
+ * A spare descriptor, held from the start, is given up for a moment to accept the connection
+ * at the head of the queue and close it (libev's documented way out of EMFILE). lws says
+ * nothing of the failure but its log line, so this runs from there. */
+static struct {
+  int listen_fd, spare_fd; /* -1 until ty_net_create found them */
+  unsigned long shed;      /* connections closed this way, not yet logged */
+  double at;               /* the last net_accept_shed line */
+} accept_shed = {-1, -1, 0, 0};
+
+static void accept_shed_one(void) {
+  if (accept_shed.listen_fd < 0 || accept_shed.spare_fd < 0) return;
+  close(accept_shed.spare_fd);
+  int fd = accept(accept_shed.listen_fd, NULL, NULL);
+  if (fd >= 0) {
+    close(fd);
+    accept_shed.shed++;
+  }
+  accept_shed.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+static void accept_shed_flush(double now) {
+  if (!accept_shed.shed || now - accept_shed.at < 1.0) return;
+  ty_log("net_accept_shed", "closed %lu connection%s at accept: the process has no descriptor left for them",
+         accept_shed.shed, accept_shed.shed == 1 ? "" : "s");
+  accept_shed.shed = 0;
+  accept_shed.at = now;
+}
+
+/* The listening socket lws made: the one that accepts connections on port. */
+static int find_listen_fd(int port) {
+  for (int fd = 0; fd < 1024; fd++) {
+    int on = 0;
+    socklen_t n = sizeof on;
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &n) != 0 || !on) continue;
+    if (getsockname(fd, (struct sockaddr *)&sa, &sl) != 0 || sa.ss_family != AF_INET) continue;
+    if (ntohs(((struct sockaddr_in *)&sa)->sin_port) == port) return fd;
+  }
+  return -1;
+}
+
+static void lws_log_emit(int level, const char *line) {
+  (void)level;
+  if (strstr(line, "accept: errno 24") || strstr(line, "accept: errno 23")) accept_shed_one(); /* EMFILE, ENFILE */
+  char text[160];
+  snprintf(text, sizeof text, "%s", line);
+  text[strcspn(text, "\n")] = 0;
+  /* lws prefixes a timestamp "[2026/11/25 19:36:49:1234] E: ": compare what follows it */
+  const char *body = text[0] == '[' && strchr(text, ']') ? strchr(text, ']') + 1 : text;
+  while (*body == ' ') body++;
+  double now = ty_now();
+  if (strcmp(body, lws_log_state.line) == 0) {
+    lws_log_state.repeats++;
+    lws_log_flush(now);
+    return;
+  }
+  if (lws_log_state.repeats) { /* a different line: the old one's count first */
+    lws_log_state.at = 0;
+    lws_log_flush(now);
+  }
+  snprintf(lws_log_state.line, sizeof lws_log_state.line, "%s", body);
+  lws_log_state.at = now;
+  fprintf(stderr, "tycho: lws: %s\n", body);
+}
+
 static void on_tick(lws_sorted_usec_list_t *sul) {
   ty_net *net = lws_container_of(sul, ty_net, tick_sul);
   net->ev.tick(net->user);
+  refused_flush(net, ty_now());
+  lws_log_flush(ty_now());
+  unmasked_flush(ty_now());
+  accept_shed_flush(ty_now());
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
@@ -325,8 +685,17 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   };
   net->retry.secs_since_valid_ping = (uint16_t)cfg->ping_secs;
   net->retry.secs_since_valid_hangup = (uint16_t)cfg->hangup_secs;
+  net->valid_every = cfg->ping_secs / 4.0;
+  struct rlimit rl;
+  if (!guards && getrlimit(RLIMIT_NOFILE, &rl) == 0) { /* one slot per descriptor the process may have */
+    guards_n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1 << 20) ? 1 << 20 : (int)rl.rlim_cur;
+    guards = TY_MALLOC(sizeof *guards * (size_t)guards_n);
+    TY_ASSERT(guards);
+    memset(guards, 0, sizeof *guards * (size_t)guards_n);
+  }
+  if (net->cfg.max_clients <= 0) net->cfg.max_clients = 1;
 
-  lws_set_log_level(LLL_ERR, NULL);
+  lws_set_log_level(LLL_ERR, lws_log_emit);
   struct lws_context_creation_info info;
   memset(&info, 0, sizeof info);
   info.port = cfg->port;
@@ -351,6 +720,8 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   }
   net->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(net->ctx, "default"));
   if (net->port <= 0) net->port = cfg->port;
+  if (accept_shed.spare_fd < 0) accept_shed.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  accept_shed.listen_fd = find_listen_fd(net->port);
   lws_sul_schedule(net->ctx, 0, &net->tick_sul, on_tick, 10 * LWS_US_PER_MS);
   /* lws arms its libev timer only after some I/O: a wake-up through its event pipe is the
    * first, so the tick runs on a host nobody has connected to yet. */
@@ -379,7 +750,12 @@ void ty_net_close_all(ty_net *net, int code, const char *reason) {
 
 void ty_net_destroy(ty_net *net) {
   if (!net) return;
-  lws_context_destroy(net->ctx);
+  lws_context_destroy(net->ctx); /* frees every guard (WSI_DESTROY) */
   if (net->loop) ev_loop_destroy(net->loop); /* after lws has stopped its watchers on it */
+  TY_FREE(guards);
+  guards = NULL;
+  guards_n = 0;
+  if (accept_shed.spare_fd >= 0) close(accept_shed.spare_fd);
+  accept_shed.spare_fd = accept_shed.listen_fd = -1;
   TY_FREE(net);
 }

@@ -18,6 +18,7 @@ typedef struct ty_net_config {
   size_t max_queue;   /* bytes queued to one client; past it the client is dropped with 1008 */
   int ping_secs;      /* idle seconds before the server pings */
   int hangup_secs;    /* idle seconds (no pong, no data) before the connection is dropped */
+  int max_clients;    /* open connections (handshaken or not); one past it is refused at once */
   const char *tls_cert; /* PEM certificate (chain) file: serves wss:// when set with tls_key */
   const char *tls_key;  /* PEM private key file */
 } ty_net_config;
@@ -55,7 +56,9 @@ const char *ty_client_address(const ty_client *c, char *buf, size_t len);
 /* Queues one frame (copied). False when the client is closing or was just dropped for
  * passing max_queue. */
 bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary);
-/* Closes after what is queued has been written; reason is cut to 123 bytes. */
+/* Closes after what is queued has been written. The reason goes out as valid UTF-8 of at most
+ * 123 bytes (RFC 6455 5.5.1): a byte that is not part of a UTF-8 character, and a control
+ * character, is written as \xNN, and a cut never falls inside a character. */
 void ty_client_close(ty_client *c, int code, const char *reason);
 
 #endif

@@ -10,6 +10,7 @@
 //   {"send":NAME, "text":"..."}       send raw text
 //   {"send":NAME, "bytes":N}          send N bytes (binary frame, all 0x61)
 //   {"send":NAME, "textBytes":N}      send N bytes of "a" as one text frame
+//   {"send":NAME, ..., "times":N}     any of these N times over
 //   {"recv":NAME}                     print the next message: {"recv":NAME,"json":..} or {"recv":NAME,"binary":hex}
 //   {"recv":NAME, "t":"x"}            the next message whose t is "x", dropping the others before it
 //   {"drain":NAME, "ms":N}            everything that arrives within N ms: {"drained":NAME,"msgs":[json...]}
@@ -81,10 +82,12 @@ async function main() {
       out(await within(connect(s.open, s.path || '/'), i));
     } else if (s.send) {
       const c = conns[s.send];
-      if (s.json !== undefined) c.ws.send(JSON.stringify(s.json));
-      else if (s.text !== undefined) c.ws.send(s.text);
-      else if (s.bytes !== undefined) c.ws.send(Buffer.alloc(s.bytes, 0x61), { binary: true });
-      else if (s.textBytes !== undefined) c.ws.send('a'.repeat(s.textBytes));
+      for (let k = 0; k < (s.times || 1); k++) {
+        if (s.json !== undefined) c.ws.send(JSON.stringify(s.json));
+        else if (s.text !== undefined) c.ws.send(s.text);
+        else if (s.bytes !== undefined) c.ws.send(Buffer.alloc(s.bytes, 0x61), { binary: true });
+        else if (s.textBytes !== undefined) c.ws.send('a'.repeat(s.textBytes));
+      }
     } else if (s.recv) {
       const c = conns[s.recv];
       for (;;) {

@@ -1,11 +1,27 @@
 -- tests/server/spec/fence_spec.lua: server/host.c's fences against one client's message and
 -- their way back: a message whose decode passes a module's memory cap stops that module (not
--- the process), and a module stopped by a cap starts over on its next good save.
+-- the process); a module stopped by a cap starts over on its next good save, and by itself
+-- after a backoff (1 s, then 2 s, ...); the instruction budget's message reads right.
 -- Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
 
 local ECHO = 'return dofile(tycho.home .. "/server/modules/echo.lua")\n'
+
+-- Spins on {t = "spin"} (the instruction budget stops it); answers anything else with ok.
+local SPIN = [[
+return {
+  onStart = function(host) host:log("started") end,
+  onConnect = function(session)
+    return {
+      onMessage = function(msg)
+        if msg.t == "spin" then while true do end end
+        session:send({ t = "ok" })
+      end,
+    }
+  end,
+}
+]]
 
 local function writeFile(path, text)
   local f = assert(io.open(path, "wb"))
@@ -98,6 +114,46 @@ return {
       assert.truthy(log:find("server_module_restarted", 1, true))
       local _, starts = log:gsub("%[hog%] started", "")
       assert.equals(2, starts)
+    end)
+  end)
+
+  it("says in its log which budget a module ran past, in numbers", function()
+    withModules({ spin = SPIN }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, { { open = "s", path = "/spin" }, { send = "s", json = { t = "spin" } }, { closed = "s" } })
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "s" end).code)
+      end, "--max-instructions", "1000000")
+      -- luaL_error formats with lua_pushfstring, which refused the %lld it was given
+      assert.truthy(log:find("module 'spin' ran past its budget of 1000000 instructions in one call", 1, true), log)
+      assert.falsy(log:find("invalid option", 1, true), log)
+    end)
+  end)
+
+  it("restarts a module stopped by its instruction budget by itself, backing off", function()
+    local ok = { { open = "s", path = "/spin" }, { send = "s", json = { t = "hi" } }, { recv = "s" } }
+    local function served(e) return #H.messages(e, "s", "ok") > 0 end
+    withModules({ spin = SPIN }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        for round = 1, 2 do
+          local ev = H.client(s.port, {
+            { open = "s", path = "/spin" }, { send = "s", json = { t = "spin" } }, { closed = "s" },
+            { open = "s2", path = "/spin" }, { closed = "s2" },
+          })
+          local t0 = tycho.now()
+          assert.equals(1011, H.find(ev, function(e) return e.closed == "s" end).code)
+          assert.equals(1011, H.find(ev, function(e) return e.closed == "s2" end).code) -- down for now
+          ev = eventually(s.port, ok, served)
+          local waited = tycho.now() - t0
+          assert.is_true(served(ev), "the module did not come back by itself (round " .. round .. ")")
+          -- the first restart comes after 1 s, the second after 2 s
+          assert.is_true(waited > round - 0.6 and waited < round + 1.5, ("round %d: back after %.1f s"):format(round, waited))
+        end
+      end, "--no-watch", "--max-instructions", "1000000")
+      assert.truthy(log:find("it restarts in 1 s", 1, true), log)
+      assert.truthy(log:find("it restarts in 2 s", 1, true), log)
+      assert.truthy(log:find("restarted in a fresh state after it was stopped (restart 2)", 1, true), log)
+      local _, starts = log:gsub("%[spin%] started", "")
+      assert.equals(3, starts)
     end)
   end)
 end)

@@ -46,6 +46,29 @@ describe("tycho serve over TLS", function()
     if not ok then error(err, 0) end
   end)
 
+  it("closes a client that sends an unmasked frame over TLS with 1002, and hands the module nothing of it", function()
+    local dir = H.tempDir()
+    if not makeCert(dir) then
+      H.removeTree(dir)
+      pending("openssl is not on PATH: cannot make a test certificate")
+      return
+    end
+    local ok, err = pcall(function()
+      H.with(FIXTURES, dir .. "/data", function(s)
+        local ev = H.raw(s.target, {
+          { open = "a", path = "/echo" }, { send = "a", text = '{"ok":1}' }, { recv = "a" },
+          { send = "a", text = '{"bad":1}', masked = false }, { send = "a", text = '{"after":1}' }, { closed = "a" },
+          { state = "a" },
+        })
+        assert.same({ t = "echo", data = { ok = 1 } }, tycho.json.decode(H.find(ev, function(e) return e.recv == "a" end).text))
+        assert.equals(1002, H.find(ev, function(e) return e.closed == "a" end).code)
+        assert.equals(0, H.find(ev, function(e) return e.state == "a" end).received) -- no echo of either
+      end, "--tls-cert", dir .. "/cert.pem", "--tls-key", dir .. "/key.pem")
+    end)
+    H.removeTree(dir)
+    if not ok then error(err, 0) end
+  end)
+
   it("refuses to start with a certificate it cannot load, and with only one of the two options", function()
     local dir = H.tempDir()
     local code, out = H.run(("%s serve --port 0 --modules %s --data %s --tls-cert %s --tls-key %s")
