@@ -226,6 +226,14 @@ typedef enum ty_feature_kind {
 
 typedef enum ty_sky_kind { TY_SKY_NONE = 0, TY_SKY_COLOR, TY_SKY_TEXTURE, TY_SKY_ATMOSPHERE } ty_sky_kind;
 
+/* The screen corner the debug overlay sits in: away from where HUDs usually are. */
+typedef enum ty_overlay_corner {
+  TY_OVERLAY_BOTTOM_RIGHT = 0,
+  TY_OVERLAY_BOTTOM_LEFT,
+  TY_OVERLAY_TOP_RIGHT,
+  TY_OVERLAY_TOP_LEFT,
+} ty_overlay_corner;
+
 /* Every feature's options; each reads its own block. Zeroed fields mean defaults. */
 typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
@@ -236,7 +244,7 @@ typedef struct ty_feature_opts {
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */
   struct { float focus; float range; float max_radius; } dof;   /* [10, 5, 8 px] */
   struct { float exposure; bool aces; } tonemap;                /* [1, true] */
-  struct { const char *text; } overlay;                         /* extra lines, may be NULL */
+  struct { const char *text; ty_overlay_corner corner; } overlay; /* extra lines (may be NULL), where */
 } ty_feature_opts;
 
 const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ... */
@@ -299,8 +307,23 @@ void ty_render_set_draw_mode(ty_renderer *R, ty_draw_mode mode);
 /* The debug overlay's inputs: shown while on. */
 void ty_render_set_overlay(ty_renderer *R, bool on);
 bool ty_render_overlay(const ty_renderer *R);
+/* The overlay's text for F (FPS, counts, the passes run so far with their times) into buf
+ * (snprintf rules); returns its length. The shadow figure shows only when a Shadow pass ran. */
+size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size_t size);
 /* The last frame's wall time, for the FPS line and the frame-time graph. */
 void ty_render_note_frame_time(ty_renderer *R, double seconds);
+
+/* The passes the last executed frame ran (culled ones never run), in order, for the
+ * overlay and tycho.stats.passTimes(); while a frame executes, those run so far. With timing
+ * on (or the overlay shown), each is timed on the CPU around a glFinish before and after it (ms; -1 untimed). */
+#define TY_RENDER_MAX_PASS_TIMES 64
+typedef struct ty_render_pass_time {
+  char name[40];
+  float ms;
+} ty_render_pass_time;
+void ty_render_set_pass_timing(ty_renderer *R, bool on);
+bool ty_render_pass_timing(const ty_renderer *R);
+const ty_render_pass_time *ty_render_pass_times(const ty_renderer *R, uint32_t *count);
 
 /* The pass list of the last compiled graph (rg_dump), for the overlay and Lua. */
 size_t ty_render_dump_graph(const ty_renderer *R, char *buf, size_t size);

@@ -18,6 +18,7 @@ local R = tycho._render
 ---@field frameCount integer
 ---@field frameTime number wall seconds of the last frame
 ---@field debugOverlay boolean the on-screen overlay (F3 toggles it)
+---@field debugOverlayCorner? "bottom-right"|"bottom-left"|"top-right"|"top-left" where it sits (bottom-right)
 ---@field preset tycho.Preset|nil
 ---@field width integer|nil headless frame size (the window's size otherwise)
 ---@field height integer|nil
@@ -249,9 +250,10 @@ function Engine:frame()
       overlay = tycho.features.DebugOverlay()
       self._overlay = overlay
     end
-    if overlay._notice ~= notice then
-      overlay._notice = notice
-      overlay:configure(notice and { text = notice } or nil)
+    local corner = self.debugOverlayCorner
+    if overlay._notice ~= notice or overlay._corner ~= corner then
+      overlay._notice, overlay._corner = notice, corner
+      overlay:configure({ text = notice, corner = corner })
     end
     if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
   end
