@@ -244,6 +244,7 @@ function Engine:frame()
     notice, self._notice = nil, nil
   end
   local showOverlay = self.debugOverlay or notice ~= nil
+  R.setOverlay(showOverlay and true or false)
   if showOverlay then
     local overlay = self._overlay
     if not overlay then
@@ -257,7 +258,6 @@ function Engine:frame()
     end
     if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
   end
-  R.setOverlay(showOverlay and true or false)
 
   local ok, err, failures = R.endFrame()
   self.lastRenderError = not ok and err or nil
