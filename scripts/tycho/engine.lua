@@ -259,6 +259,7 @@ function Engine:frame()
     if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
   end
 
+  self:_checkUndrawnUI()
   local ok, err, failures = R.endFrame()
   self.lastRenderError = not ok and err or nil
   for _, failure in ipairs(failures) do
@@ -288,6 +289,27 @@ function Engine:screenshot(path)
   local shots = self._pendingShots
   shots[#shots + 1] = path
   return true
+end
+
+-- Says once per run when each cause of silently undrawn work is found, never per frame.
+function Engine:_warnOnce(cause, text)
+  local warned = self._warned
+  if warned[cause] then return end
+  warned[cause] = true
+  io.stderr:write("tycho: ", text, "\n")
+end
+
+-- The UI queue is emptied by the UI feature's pass; anything still queued once the frame's
+-- passes are declared (or on a frame that does not render) has nothing to draw it. It is
+-- dropped, so it cannot pile up, and the game is told once how to fix it.
+function Engine:_checkUndrawnUI()
+  local ui = tycho.ui
+  if not ui then return end
+  local n, firstCall = ui.queued()
+  if n == 0 then return end
+  ui.clear()
+  self:_warnOnce("ui", ("%s: nothing draws it (no UI feature in this frame) — add one with "
+    .. "engine:addFeature(tycho.ui.feature()) after engine:setPreset"):format(firstCall or "tycho.ui"))
 end
 
 -- Whether this frame renders at all (see the file's header).
@@ -343,6 +365,7 @@ function M.new(opts)
     _pendingShots = {},
     _frameDesc = {},
     _renderedThisStep = false,
+    _warned = {},
   }, Engine)
   -- One context table reused every frame: updateRender allocates nothing per frame.
   local ctx = { alpha = 0, engine = self, time = scene.time }
@@ -355,7 +378,7 @@ function M.new(opts)
       ctx.alpha = alpha
       runAll(self._beforeRender, alpha)
       scene:updateRender(ctx)
-      if self:_renders() then self:frame() end
+      if self:_renders() then self:frame() else self:_checkUndrawnUI() end
     end,
   })
   return self
