@@ -1072,6 +1072,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     o->ao.radius = opt_number(L, idx, "radius", 0, what);
     o->ao.intensity = opt_number(L, idx, "intensity", 0, what);
     o->ao.samples = (uint32_t)opt_number(L, idx, "samples", 0, what);
+    o->ao.full_resolution = opt_bool(L, idx, "fullResolution", false);
     break;
   case TY_FEATURE_TAA: o->taa.blend = opt_number(L, idx, "blend", 0, what); break;
   case TY_FEATURE_BLOOM:

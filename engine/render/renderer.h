@@ -239,7 +239,7 @@ typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
   struct { ty_sky_kind kind; float color[3]; uint32_t texture; float intensity; } sky; /* color [0.5,0.7,1] */
   struct { bool ibl; float ambient[3]; bool forward_plus; } lit; /* ambient [0.03] each */
-  struct { float radius; float intensity; uint32_t samples; } ao; /* [0.5, 1, 16] */
+  struct { float radius; float intensity; uint32_t samples; bool full_resolution; } ao; /* [0.5, 1, 12, half] */
   struct { float blend; } taa;                                  /* history weight [0.9] */
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */
   struct { float focus; float range; float max_radius; } dof;   /* [10, 5, 8 px] */

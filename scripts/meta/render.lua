@@ -314,7 +314,9 @@ function tycho.features.Sky(opts) end
 function tycho.features.ForwardLit(opts) end
 ---@return tycho.Feature
 function tycho.features.Geometry(opts) end
----@param opts? {radius?: number, intensity?: number, samples?: integer}
+---Screen-space ambient occlusion: `samples` per pixel (12), at half the frame's size on
+---each axis unless `fullResolution` (a quarter of the cost; the lighting filters it up).
+---@param opts? {radius?: number, intensity?: number, samples?: integer, fullResolution?: boolean}
 ---@return tycho.Feature
 function tycho.features.AO(opts) end
 ---@param opts? {ibl?: boolean, ambient?: tycho.Color}
@@ -369,7 +371,7 @@ function tycho.features.DebugOverlay(opts) end
 ---@field aces? boolean (true)
 
 ---@class tycho.DeferredOptions: tycho.PresetOptions
----@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer} (false)
+---@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer, fullResolution?: boolean} (false)
 ---@field transparent? boolean ForwardOverlay for transparent objects (true)
 ---@field pointSpotLights? boolean (true)
 ---@field overlayLighting? "forward"|"forward+" ("forward")
