@@ -770,6 +770,10 @@ bool ty_render_mark_write(ty_renderer *R, rg_resource r) {
 }
 
 ty_frame_block *ty_render_frame_block(ty_renderer *R) { return &R->block; }
+const ty_gpu_light *ty_render_gpu_lights(const ty_renderer *R, uint32_t *count) {
+  if (count) *count = R->gpu_light_count;
+  return R->gpu_lights;
+}
 ty_render_stats *ty_render_stats_mut(ty_renderer *R) { return &R->stats; }
 uint32_t ty_render_cascades(const ty_renderer *R) { return R->block.counts[1]; }
 
