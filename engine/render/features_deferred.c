@@ -195,7 +195,9 @@ bool ty_feature_ao(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   float scale = o->ao.full_resolution ? 1.0f : 0.5f;
 
   rg_graph *g = F->graph;
-  rg_resource raw = rg_transient(g, "ao.raw", &(rg_texture_desc){.format = RG_FORMAT_R8, .scale = scale});
+  /* raw: occlusion and view-space z, so the blur reads one texel a tap (16-bit float z
+   * keeps ~3 digits, enough for its relative depth test). */
+  rg_resource raw = rg_transient(g, "ao.raw", &(rg_texture_desc){.format = RG_FORMAT_RG16F, .scale = scale});
   rg_resource ao = rg_transient(g, "ao", &(rg_texture_desc){.format = RG_FORMAT_R8, .scale = scale});
   ao_pass a = {.prog = ssao,
                .output = raw,
@@ -204,10 +206,9 @@ bool ty_feature_ao(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_render_add_pass(R, F,
                      &(rg_pass_desc){.name = "AO", .reads = reads, .read_count = 2, .writes = &raw, .write_count = 1},
                      run_ssao, &a, sizeof a);
-  ao_pass b = {.prog = blur, .input = raw, .output = ao, .params = {1.0f / scale}};
-  rg_resource blur_reads[2] = {raw, F->depth};
+  ao_pass b = {.prog = blur, .input = raw, .output = ao};
   ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "AO.blur", .reads = blur_reads, .read_count = 2, .writes = &ao,
+                     &(rg_pass_desc){.name = "AO.blur", .reads = &raw, .read_count = 1, .writes = &ao,
                                      .write_count = 1},
                      run_ssao, &b, sizeof b);
   ty_render_mark_write(R, raw);
