@@ -1086,6 +1086,7 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
     o->ao.radius = opt_number(L, idx, "radius", 0, what);
     o->ao.intensity = opt_number(L, idx, "intensity", 0, what);
     o->ao.samples = (uint32_t)opt_number(L, idx, "samples", 0, what);
+    o->ao.full_resolution = opt_bool(L, idx, "fullResolution", false);
     break;
   case TY_FEATURE_TAA: o->taa.blend = opt_number(L, idx, "blend", 0, what); break;
   case TY_FEATURE_BLOOM:
@@ -1110,6 +1111,21 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
         if (strcmp(m, modes[i]) == 0) found = i;
       if (found < 0) luaL_error(L, "Tonemap: 'mode' must be \"auto\", \"aces\", \"reinhard\" or \"none\"");
       o->tonemap.mode = (ty_tonemap_mode)found;
+    }
+    lua_pop(L, 1);
+    break;
+  }
+  case TY_FEATURE_OVERLAY: {
+    static const char *const corners[] = {"bottom-right", "bottom-left", "top-right", "top-left", NULL};
+    lua_getfield(L, idx, "corner");
+    if (!lua_isnil(L, -1)) {
+      const char *c = lua_tostring(L, -1);
+      int i = 0;
+      while (corners[i] && (!c || strcmp(corners[i], c) != 0)) i++;
+      if (!corners[i])
+        luaL_error(L, "%s: corner must be \"bottom-right\", \"bottom-left\", \"top-right\" or \"top-left\", got %s",
+                   what, c ? c : luaL_typename(L, -1));
+      o->overlay.corner = (ty_overlay_corner)i;
     }
     lua_pop(L, 1);
     break;
@@ -1329,6 +1345,35 @@ static int stats_render(lua_State *L) {
   return 1;
 }
 
+/* tycho.stats.passTimes() -> {{name=, ms=}, ...}: the passes the last executed frame ran,
+ * in order (none headless); ms only while timing is on (timePasses, or the overlay shown). */
+static int stats_pass_times(lua_State *L) {
+  uint32_t n = 0;
+  const ty_render_pass_time *t = ty_render_pass_times(lr_get(L)->R, &n);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, t[i].name);
+    lua_setfield(L, -2, "name");
+    if (t[i].ms >= 0) {
+      lua_pushnumber(L, t[i].ms);
+      lua_setfield(L, -2, "ms");
+    }
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+/* tycho.stats.timePasses(on) -> was: time every pass (a glFinish around each) from the next
+ * frame on. */
+static int stats_time_passes(lua_State *L) {
+  ty_renderer *R = lr_get(L)->R;
+  bool was = ty_render_pass_timing(R);
+  ty_render_set_pass_timing(R, lua_toboolean(L, 1));
+  lua_pushboolean(L, was);
+  return 1;
+}
+
 /* ---- opening ---- */
 
 static void new_type(lua_State *L, const char *name, const luaL_Reg *meta) {
@@ -1442,6 +1487,10 @@ void ty_open_render(lua_State *L) {
   }
   lua_pushcfunction(L, stats_render);
   lua_setfield(L, -2, "render");
+  lua_pushcfunction(L, stats_pass_times);
+  lua_setfield(L, -2, "passTimes");
+  lua_pushcfunction(L, stats_time_passes);
+  lua_setfield(L, -2, "timePasses");
   lua_pop(L, 1);
   lua_settop(L, tycho);
 }

@@ -365,8 +365,23 @@ static void opt_color(lua_State *L, int idx, float out[4]) {
   }
 }
 
+/* The first call that queued into an empty queue, "tycho.ui.text at main.lua:12": what
+ * the engine names when nothing draws the queue. Noted once per frame, not per call. */
+static char ui_first_call[256];
+
+static void note_first_call(lua_State *L, const char *fn) {
+  if (ty_ui_queued(ty_lua_renderer(L)) != 0) return;
+  luaL_where(L, 1);
+  const char *where = lua_tostring(L, -1);
+  size_t n = strlen(where);
+  while (n && (where[n - 1] == ' ' || where[n - 1] == ':')) n--; /* "file:line: " */
+  snprintf(ui_first_call, sizeof ui_first_call, "%s%s%.*s", fn, n ? " at " : "", (int)n, where);
+  lua_pop(L, 1);
+}
+
 /* tycho.ui.rect(x, y, w, h [, color [, texture [, uv]]]) */
 static int ui_rect(lua_State *L) {
+  note_first_call(L, "tycho.ui.rect");
   float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
   float w = (float)luaL_checknumber(L, 3), h = (float)luaL_checknumber(L, 4);
   float c[4], uv[4];
@@ -389,6 +404,7 @@ static int ui_rect(lua_State *L) {
 
 /* tycho.ui.text(x, y, text [, color [, scale]]) -> width */
 static int ui_text(lua_State *L) {
+  note_first_call(L, "tycho.ui.text");
   float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
   const char *text = luaL_checkstring(L, 3);
   float c[4];
@@ -411,9 +427,19 @@ static int ui_measure(lua_State *L) {
   return 2;
 }
 
+/* tycho.ui.queued() -> vertices, first call ("tycho.ui.text at main.lua:12", or nil) */
 static int ui_queued(lua_State *L) {
-  lua_pushinteger(L, ty_ui_queued(ty_lua_renderer(L)));
-  return 1;
+  uint32_t n = ty_ui_queued(ty_lua_renderer(L));
+  lua_pushinteger(L, n);
+  if (n && ui_first_call[0]) lua_pushstring(L, ui_first_call);
+  else lua_pushnil(L);
+  return 2;
+}
+
+/* tycho.ui.clear(): drops this frame's queue undrawn. */
+static int ui_clear(lua_State *L) {
+  ty_ui_clear(ty_lua_renderer(L));
+  return 0;
 }
 
 /* The UI feature's addPasses(self, frame): draws this frame's queue. */
@@ -457,7 +483,8 @@ void ty_open_voxel(lua_State *L) {
   luaL_newlib(L, voxel_fns);
   lua_setfield(L, -2, "voxel");
   static const luaL_Reg ui_fns[] = {{"rect", ui_rect},     {"text", ui_text},       {"measure", ui_measure},
-                                    {"queued", ui_queued}, {"feature", ui_feature}, {NULL, NULL}};
+                                    {"queued", ui_queued}, {"clear", ui_clear},     {"feature", ui_feature},
+                                    {NULL, NULL}};
   luaL_newlib(L, ui_fns);
   lua_setfield(L, -2, "ui");
 }

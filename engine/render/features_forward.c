@@ -435,12 +435,31 @@ typedef struct overlay_pass {
   ty_program *prog;
   rg_resource out;
   const char *extra; /* per-frame copy */
+  ty_overlay_corner corner;
 } overlay_pass;
 
-static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
-  overlay_pass *p = data;
-  ty_gl_device *dev = ty_render_device(R);
-  overlay.count = 0;
+/* Measures text the way overlay_text draws it: widest line and height, in pixels. */
+static void overlay_measure(const char *text, float *w, float *h) {
+  char line[512];
+  float lines = 0;
+  while (*text) {
+    size_t n = strcspn(text, "\n");
+    if (n >= sizeof line) n = sizeof line - 1;
+    memcpy(line, text, n);
+    line[n] = 0;
+    float lw = (float)stb_easy_font_width(line);
+    if (lw > *w) *w = lw;
+    lines += 1;
+    text += n;
+    while (*text && *text != '\n') text++;
+    if (*text == '\n') text++;
+  }
+  *h += lines * 10.0f;
+}
+
+#endif
+
+size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size_t size) {
   float times[120];
   uint32_t nt = ty_render_frame_times(R, times, 120);
   double avg = 0, worst = 0;
@@ -450,40 +469,85 @@ static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *
   }
   avg = nt ? avg / nt : 0;
   const ty_render_stats *st = ty_render_stats_mut(R);
-  static const uint8_t bg[4] = {0, 0, 0, 160}, fg[4] = {255, 255, 255, 255}, dim[4] = {180, 220, 255, 255},
-                       bar[4] = {90, 220, 90, 220}, slow[4] = {240, 80, 60, 230};
-  char head[512];
-  snprintf(head, sizeof head,
-           "%.1f FPS  %.2f ms (worst %.2f)\ndraw calls %u  draws %u  instances %u  triangles %llu\n"
-           "opaque %u  transparent %u  shadow %u  culled %u  lights %u",
-           avg > 0 ? 1.0 / avg : 0.0, avg * 1000.0, worst * 1000.0, st->draw_calls, st->draws, st->instances,
-           (unsigned long long)st->triangles, F->buckets.opaque, F->buckets.transparent, F->buckets.shadow,
-           F->buckets.culled, F->light_count);
-  size_t need = rg_dump(F->graph, NULL, 0) + 1;
-  char *dump = ty_render_frame_alloc(R, need);
-  rg_dump(F->graph, dump, need);
-  /* Only the pass lines: the resource table below them is too long for a screen. */
-  char *res = strstr(dump, "\nresources");
-  if (!res) res = strstr(dump, "\nResources");
-  if (res) *res = 0;
-  /* Background first, so it is drawn under the text; sized after measuring. */
-  size_t bg_at = overlay.count;
-  overlay_rect(0, 0, 0, 0, bg);
-  float y = 6;
-  y += overlay_text(6, y, head, fg);
-  float gy = y + 4, gh = 40;
+  uint32_t np = 0;
+  const ty_render_pass_time *pt = ty_render_pass_times(R, &np);
+  /* Shadow casters are counted whether or not a Shadow pass draws them: the figure shows
+   * only when one ran (a shadow count with shadows off reads as a bug). */
+  bool shadows = false;
+  for (uint32_t i = 0; i < np; i++)
+    if (strncmp(pt[i].name, "Shadow", 6) == 0) shadows = true;
+  size_t len = 0;
+#define OUT(...)                                                                        \
+  do {                                                                                  \
+    int n_ = snprintf(buf ? buf + len : NULL, buf && len < size ? size - len : 0, __VA_ARGS__); \
+    if (n_ > 0) len += (size_t)n_;                                                      \
+  } while (0)
+  OUT("%.1f FPS  %.2f ms (worst %.2f)\ndraw calls %u  draws %u  instances %u  triangles %llu\n",
+      avg > 0 ? 1.0 / avg : 0.0, avg * 1000.0, worst * 1000.0, st->draw_calls, st->draws, st->instances,
+      (unsigned long long)st->triangles);
+  OUT("opaque %u  transparent %u", F->buckets.opaque, F->buckets.transparent);
+  if (shadows) OUT("  shadow %u", F->buckets.shadow);
+  OUT("  culled %u  lights %u\n", F->buckets.culled, F->light_count);
+  /* The passes that ran this frame before the overlay (culled ones never run). */
+  double total = 0;
+  bool timed = false;
+  for (uint32_t i = 0; i < np; i++) {
+    if (pt[i].ms >= 0) {
+      OUT("  %-22s %7.2f ms\n", pt[i].name, pt[i].ms);
+      total += pt[i].ms, timed = true;
+    } else {
+      OUT("  %s\n", pt[i].name);
+    }
+  }
+  if (timed) OUT("  %-22s %7.2f ms\n", "passes", total);
+#undef OUT
+  if (buf && size) buf[len < size ? len : size - 1] = 0;
+  return len;
+}
+
+#if TYCHO_WITH_GL
+static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
+  overlay_pass *p = data;
+  ty_gl_device *dev = ty_render_device(R);
+  overlay.count = 0;
+  float times[120];
+  uint32_t nt = ty_render_frame_times(R, times, 120);
+  /* A dark panel under everything, so the text reads over a bright sky. */
+  static const uint8_t bg[4] = {0, 0, 0, 200}, fg[4] = {255, 255, 255, 255}, dim[4] = {180, 220, 255, 255},
+                       bar[4] = {90, 220, 90, 230}, slow[4] = {240, 80, 60, 235};
+  size_t need = ty_render_overlay_text(R, F, NULL, 0) + 1;
+  char *text = ty_render_frame_alloc(R, need);
+  ty_render_overlay_text(R, F, text, need);
+  /* The first three lines above the graph, the pass list under it. */
+  char *list = text;
+  for (int k = 0; k < 3 && list; k++) list = strchr(list, '\n') ? strchr(list, '\n') + 1 : NULL;
+  if (list) list[-1] = 0;
+  const float pad = 6, gh = 40, graph_w = 120 * 2;
+  float w = graph_w, h = 0;
+  overlay_measure(text, &w, &h);
+  h += 4 + gh + 6;
+  if (list) overlay_measure(list, &w, &h);
+  if (p->extra) overlay_measure(p->extra, &w, &h);
+  w += 2 * pad, h += 2 * pad;
+  /* Its corner, a margin from the edges. */
+  const float margin = 8;
+  bool right = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_TOP_RIGHT;
+  bool bottom = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_BOTTOM_LEFT;
+  float x0 = right ? (float)F->width - w - margin : margin;
+  float y0 = bottom ? (float)F->height - h - margin : margin;
+  if (x0 < 0) x0 = 0;
+  if (y0 < 0) y0 = 0;
+  overlay_rect(x0, y0, x0 + w, y0 + h, bg);
+  float x = x0 + pad, y = y0 + pad;
+  y += overlay_text(x, y, text, fg);
+  float gy = y + 4;
   for (uint32_t i = 0; i < nt; i++) {
-    float h = fminf(times[i] / (1.0f / 30.0f), 1.0f) * gh;
-    overlay_rect(6 + (float)i * 2, gy + gh - h, 6 + (float)i * 2 + 1.5f, gy + gh, times[i] > 1.0f / 55.0f ? slow : bar);
+    float bh = fminf(times[i] / (1.0f / 30.0f), 1.0f) * gh;
+    overlay_rect(x + (float)i * 2, gy + gh - bh, x + (float)i * 2 + 1.5f, gy + gh, times[i] > 1.0f / 55.0f ? slow : bar);
   }
   y = gy + gh + 6;
-  y += overlay_text(6, y, dump, dim);
-  if (p->extra) y += overlay_text(6, y, p->extra, fg);
-  float w = 6 + 120 * 2 + 6;
-  if (w < 420) w = 420;
-  overlay_vertex *b = overlay.cpu + bg_at;
-  float xs[6] = {0, w, w, 0, w, 0}, ys[6] = {0, 0, y + 4, 0, y + 4, y + 4};
-  for (int k = 0; k < 6; k++) b[k].x = xs[k], b[k].y = ys[k];
+  if (list) y += overlay_text(x, y, list, dim);
+  if (p->extra) y += overlay_text(x, y, p->extra, fg);
 
   if (overlay.dev != dev) memset(&overlay.vbo, 0, sizeof overlay.vbo), overlay.va.id = 0, overlay.cap = 0, overlay.dev = dev;
   if (overlay.count > overlay.cap) {
@@ -517,7 +581,7 @@ bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_program *prog = NULL;
   if (ty_render_device(R) && !(prog = need_program(R, "Overlay", "forward/overlay.vert", "forward/overlay.frag", NULL)))
     return false;
-  overlay_pass op = {.prog = prog, .out = F->backbuffer};
+  overlay_pass op = {.prog = prog, .out = F->backbuffer, .corner = o->overlay.corner};
   if (o->overlay.text) {
     size_t n = strlen(o->overlay.text) + 1;
     char *copy = ty_render_frame_alloc(R, n);

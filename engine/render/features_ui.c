@@ -154,6 +154,12 @@ uint32_t ty_ui_queued(const ty_renderer *R) {
   return ui.count;
 }
 
+void ty_ui_clear(ty_renderer *R) {
+  (void)R;
+  ui.count = 0;
+  ui.run_count = 0;
+}
+
 void ty_features_ui_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);

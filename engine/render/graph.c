@@ -70,6 +70,9 @@ typedef struct rg_pooled {
 struct rg_graph {
   rg_backend backend;
   uint32_t max_idle;
+  void (*pass_begin)(void *user, const rg_pass_context *ctx);
+  void (*pass_end)(void *user, const rg_pass_context *ctx);
+  void *pass_user;
   uint32_t frame, gen; /* gen: the frame's 16-bit handle generation, never 0 */
   uint32_t width, height;
 
@@ -167,6 +170,9 @@ rg_graph *rg_create(const rg_graph_desc *desc) {
   if (desc) {
     g->backend = desc->backend;
     g->max_idle = desc->max_idle_frames;
+    g->pass_begin = desc->pass_begin;
+    g->pass_end = desc->pass_end;
+    g->pass_user = desc->pass_user;
   }
   if (g->max_idle == 0) g->max_idle = 3;
   rg_begin(g, 1, 1);
@@ -582,7 +588,9 @@ rg_status rg_execute(rg_graph *g) {
         .writes = g->bindings + p->read_count,
         .write_count = p->write_count,
     };
+    if (g->pass_begin) g->pass_begin(g->pass_user, &ctx);
     p->execute(&ctx, p->user);
+    if (g->pass_end) g->pass_end(g->pass_user, &ctx);
   }
   return RG_OK;
 }

@@ -103,12 +103,6 @@ typedef struct rg_backend {
   void *user;
 } rg_backend;
 
-typedef struct rg_graph_desc {
-  rg_backend backend;
-  /* A pooled texture no frame claimed for this many frames in a row is destroyed
-   * (0: 3), so a pass that runs every other frame does not recreate its targets. */
-  uint32_t max_idle_frames;
-} rg_graph_desc;
 
 /* One resource as a running pass sees it. */
 typedef struct rg_binding {
@@ -127,6 +121,18 @@ typedef struct rg_pass_context {
   const rg_binding *writes;
   uint32_t write_count;
 } rg_pass_context;
+
+typedef struct rg_graph_desc {
+  rg_backend backend;
+  /* A pooled texture no frame claimed for this many frames in a row is destroyed
+   * (0: 3), so a pass that runs every other frame does not recreate its targets. */
+  uint32_t max_idle_frames;
+  /* Optional: called around each pass rg_execute runs (profiling, the overlay's list of
+   * the passes that ran); culled passes are never seen. */
+  void (*pass_begin)(void *user, const rg_pass_context *ctx);
+  void (*pass_end)(void *user, const rg_pass_context *ctx);
+  void *pass_user;
+} rg_graph_desc;
 
 typedef void (*rg_execute_fn)(const rg_pass_context *ctx, void *user);
 

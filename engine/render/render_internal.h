@@ -176,6 +176,8 @@ ty_gl_texture ty_render_texture_gl(ty_renderer *R, uint32_t texture);
 /* The CPU copy of the Frame block: features change it while declaring passes, end_frame
  * uploads it once before executing. */
 ty_frame_block *ty_render_frame_block(ty_renderer *R);
+/* This frame's point and spot lights as the lights buffer holds them; *count set. */
+const ty_gpu_light *ty_render_gpu_lights(const ty_renderer *R, uint32_t *count);
 
 /* Sets ty_render_error (printf-style) and logs it under name when name is not NULL. */
 void ty_render_fail(ty_renderer *R, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -153,6 +153,11 @@ struct ty_renderer {
   ty_render_stats stats;
   char *dump;
   size_t dump_cap;
+  /* The passes the frame being executed ran so far, in order; timed when pass_timing. */
+  ty_render_pass_time pass_times[TY_RENDER_MAX_PASS_TIMES];
+  uint32_t pass_time_count;
+  bool pass_timing;
+  double pass_start;
 };
 
 static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
@@ -303,6 +308,40 @@ void ty_render_destroy(ty_renderer *R) {
 
 ty_gl_device *ty_render_device(const ty_renderer *R) { return R->dev; }
 
+/* rg_execute's hooks: note each pass that runs and, when timing, how long it took. The
+ * GPU runs ahead of the CPU, so a timed pass waits for the work before it (glFinish) and
+ * for its own: exact per pass, at the price of the overlap. */
+static void pass_begin(void *user, const rg_pass_context *ctx) {
+  ty_renderer *R = user;
+  (void)ctx;
+#if TYCHO_WITH_GL
+  if ((R->pass_timing || R->overlay) && R->dev) glFinish();
+#endif
+  R->pass_start = ty_now();
+}
+
+static void pass_end(void *user, const rg_pass_context *ctx) {
+  ty_renderer *R = user;
+  if (R->pass_time_count == TY_RENDER_MAX_PASS_TIMES) return;
+  ty_render_pass_time *t = &R->pass_times[R->pass_time_count++];
+  snprintf(t->name, sizeof t->name, "%s", ctx->name ? ctx->name : "?");
+  t->ms = -1.0f;
+#if TYCHO_WITH_GL
+  if ((R->pass_timing || R->overlay) && R->dev) {
+    glFinish();
+    t->ms = (float)((ty_now() - R->pass_start) * 1000.0);
+  }
+#endif
+}
+
+void ty_render_set_pass_timing(ty_renderer *R, bool on) { R->pass_timing = on; }
+bool ty_render_pass_timing(const ty_renderer *R) { return R->pass_timing; }
+
+const ty_render_pass_time *ty_render_pass_times(const ty_renderer *R, uint32_t *count) {
+  if (count) *count = R->pass_time_count;
+  return R->pass_times;
+}
+
 void ty_render_attach(ty_renderer *R, ty_gl_device *dev) {
   if (R->dev == dev) return;
   if (R->dev) gpu_release(R);
@@ -311,7 +350,8 @@ void ty_render_attach(ty_renderer *R, ty_gl_device *dev) {
   rg_destroy(R->graph);
   if (dev) {
     rg_backend be = ty_gl_graph_backend(dev);
-    R->graph = rg_create(&(rg_graph_desc){.backend = be});
+    R->graph = rg_create(
+        &(rg_graph_desc){.backend = be, .pass_begin = pass_begin, .pass_end = pass_end, .pass_user = R});
   } else {
     R->graph = rg_create(NULL);
   }
@@ -731,6 +771,10 @@ bool ty_render_mark_write(ty_renderer *R, rg_resource r) {
 }
 
 ty_frame_block *ty_render_frame_block(ty_renderer *R) { return &R->block; }
+const ty_gpu_light *ty_render_gpu_lights(const ty_renderer *R, uint32_t *count) {
+  if (count) *count = R->gpu_light_count;
+  return R->gpu_lights;
+}
 ty_render_stats *ty_render_stats_mut(ty_renderer *R) { return &R->stats; }
 uint32_t ty_render_cascades(const ty_renderer *R) { return R->block.counts[1]; }
 
@@ -1724,6 +1768,7 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
 #if TYCHO_WITH_GL
     upload_meshes(R);
     upload_frame_data(R);
+    R->pass_time_count = 0;
     rg_execute(R->graph);
     /* Leave the context as the window expects it: default framebuffer, plain state. */
     ty_gl_bind_framebuffer(R->dev, (ty_gl_framebuffer){0});

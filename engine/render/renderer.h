@@ -234,6 +234,14 @@ typedef enum ty_sky_kind { TY_SKY_NONE = 0, TY_SKY_COLOR, TY_SKY_TEXTURE, TY_SKY
  * ACES (REINHARD when tonemap.aces is off). NONE only clamps to 0..1. */
 typedef enum ty_tonemap_mode { TY_TONEMAP_AUTO = 0, TY_TONEMAP_ACES, TY_TONEMAP_REINHARD, TY_TONEMAP_NONE } ty_tonemap_mode;
 
+/* The screen corner the debug overlay sits in: away from where HUDs usually are. */
+typedef enum ty_overlay_corner {
+  TY_OVERLAY_BOTTOM_RIGHT = 0,
+  TY_OVERLAY_BOTTOM_LEFT,
+  TY_OVERLAY_TOP_RIGHT,
+  TY_OVERLAY_TOP_LEFT,
+} ty_overlay_corner;
+
 /* Every feature's options; each reads its own block. Zeroed fields mean defaults. */
 typedef struct ty_feature_opts {
   struct { uint32_t cascades; uint32_t size; float distance; float bias; } shadow; /* [4, 2048, 50, 0.002] */
@@ -241,12 +249,12 @@ typedef struct ty_feature_opts {
   struct { ty_sky_kind kind; bool has_color; float color[3]; uint32_t texture; float intensity; } sky;
   /* ambient is used only with has_ambient: else [0.03] each */
   struct { bool ibl; bool has_ambient; float ambient[3]; bool forward_plus; } lit;
-  struct { float radius; float intensity; uint32_t samples; } ao; /* [0.5, 1, 16] */
+  struct { float radius; float intensity; uint32_t samples; bool full_resolution; } ao; /* [0.5, 1, 12, half] */
   struct { float blend; } taa;                                  /* history weight [0.9] */
   struct { float threshold; float intensity; } bloom;           /* [1, 0.05] */
   struct { float focus; float range; float max_radius; } dof;   /* [10, 5, 8 px] */
   struct { float exposure; bool aces; ty_tonemap_mode mode; } tonemap; /* [1, true, auto] */
-  struct { const char *text; } overlay;                         /* extra lines, may be NULL */
+  struct { const char *text; ty_overlay_corner corner; } overlay; /* extra lines (may be NULL), where */
 } ty_feature_opts;
 
 const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ... */
@@ -309,8 +317,23 @@ void ty_render_set_draw_mode(ty_renderer *R, ty_draw_mode mode);
 /* The debug overlay's inputs: shown while on. */
 void ty_render_set_overlay(ty_renderer *R, bool on);
 bool ty_render_overlay(const ty_renderer *R);
+/* The overlay's text for F (FPS, counts, the passes run so far with their times) into buf
+ * (snprintf rules); returns its length. The shadow figure shows only when a Shadow pass ran. */
+size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size_t size);
 /* The last frame's wall time, for the FPS line and the frame-time graph. */
 void ty_render_note_frame_time(ty_renderer *R, double seconds);
+
+/* The passes the last executed frame ran (culled ones never run), in order, for the
+ * overlay and tycho.stats.passTimes(); while a frame executes, those run so far. With timing
+ * on (or the overlay shown), each is timed on the CPU around a glFinish before and after it (ms; -1 untimed). */
+#define TY_RENDER_MAX_PASS_TIMES 64
+typedef struct ty_render_pass_time {
+  char name[40];
+  float ms;
+} ty_render_pass_time;
+void ty_render_set_pass_timing(ty_renderer *R, bool on);
+bool ty_render_pass_timing(const ty_renderer *R);
+const ty_render_pass_time *ty_render_pass_times(const ty_renderer *R, uint32_t *count);
 
 /* The pass list of the last compiled graph (rg_dump), for the overlay and Lua. */
 size_t ty_render_dump_graph(const ty_renderer *R, char *buf, size_t size);

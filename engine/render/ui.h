@@ -28,6 +28,8 @@ float ty_ui_text(ty_renderer *R, float x, float y, float scale, const float rgba
 void ty_ui_measure(const char *text, float scale, float *width, float *height);
 /* Vertices queued now. */
 uint32_t ty_ui_queued(const ty_renderer *R);
+/* Drops the queue undrawn (nothing in this frame draws it). */
+void ty_ui_clear(ty_renderer *R);
 /* Declares the pass that draws the queue over F's backbuffer and empties the queue. False
  * (ty_render_error says why) when its shader never compiled; the queue is emptied anyway. */
 bool ty_render_add_ui(ty_renderer *R, ty_frame *F);

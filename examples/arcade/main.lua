@@ -1,7 +1,9 @@
 -- examples/arcade: a small 2D shooter. An orthographic camera looks at a 16 x 12 field;
 -- the ship moves with left/right (or a/d) and fires with space; enemies drift down from
 -- the top. Bullets and enemies are prefabs with tags, spawned and destroyed as they hit
--- or leave the field; each hit scores 10. Sprites are the PNGs in assets/.
+-- or leave the field; each hit scores 10. An enemy that rams the ship or gets past it
+-- costs one of three lives; with none left the game is over, and space or enter plays
+-- again. The score and lives are on screen (tycho.ui). Sprites are the PNGs in assets/.
 local tycho = require("tycho")
 local engine = tycho.engine
 local scene = engine.scene
@@ -9,6 +11,9 @@ local input = tycho.input
 
 local here = (debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")) or "."
 local HALF_W, HALF_H = 8, 6 -- the field, in world units around the origin
+local LIVES = 3
+local SHIP_Y = -HALF_H + 1
+local ui = tycho.ui
 
 -- The orthographic camera draws untonemapped, so colours reach the screen as given. The sky
 -- colour is linear (a lighting colour): toLinear takes the background's sRGB, (26, 26, 69).
@@ -20,11 +25,17 @@ local textures = {
   enemy = tycho.texture.load(here .. "/assets/enemy.png"),
 }
 
--- The game's state, on one object so specs and the HUD line can read it.
+-- The game's state, on one object so specs and the HUD can read it. `state` is "playing"
+-- or "over".
 local Game = tycho.component("ArcadeGame")
 function Game:init()
+  self.seed = 12345
+  self:reset()
+end
+function Game:reset()
   self.score, self.shots, self.kills, self.spawned = 0, 0, 0, 0
-  self.spawnTimer, self.seed = 0, 12345
+  self.lives, self.state, self.games = LIVES, "playing", (self.games or 0) + 1
+  self.spawnTimer = 0
 end
 -- A small LCG: the same enemy columns on every run, so specs and screenshots repeat.
 function Game:random()
@@ -32,12 +43,32 @@ function Game:random()
   return self.seed / 2147483648
 end
 function Game:update(dt)
+  if self.state == "over" then
+    if input.wasPressed("space") or input.wasPressed("return") then self:restart() end
+    return
+  end
   self.spawnTimer = self.spawnTimer - dt
   if self.spawnTimer <= 0 then
     self.spawnTimer = 0.9
     self.spawned = self.spawned + 1
     scene:spawn("enemy", { x = (self:random() * 2 - 1) * (HALF_W - 1), y = HALF_H + 0.5, z = 0 })
   end
+end
+-- One life lost; the last one ends the game and clears the field.
+function Game:loseLife()
+  if self.state ~= "playing" then return end
+  self.lives = self.lives - 1
+  if self.lives > 0 then return end
+  self.state = "over"
+  for _, tag in ipairs({ "enemy", "bullet" }) do
+    for _, go in ipairs(scene:findByTag(tag, { includePending = true })) do go:destroy() end
+  end
+  print(("game over, score %d"):format(self.score))
+end
+function Game:restart()
+  self:reset()
+  local ship = scene:findOneByTag("player")
+  if ship then ship.position.x = 0 end
 end
 
 local Mover = tycho.component("ArcadeMover")
@@ -51,6 +82,7 @@ end
 local Ship = tycho.component("ArcadeShip")
 function Ship:init(game) self.game, self.speed, self.cooldown = game, 9, 0 end
 function Ship:update(dt)
+  if self.game.state ~= "playing" then return end
   local p = self.gameObject.position
   local dx = 0
   if input.isDown("left") or input.isDown("a") then dx = dx - 1 end
@@ -83,13 +115,16 @@ camera:addComponent(tycho.Camera.orthographic(HALF_H, 0.1, 100))
 local gameObject = scene:add(tycho.GameObject.new({ name = "game", tags = { "game" } }))
 local game = gameObject:addComponent(Game)
 
-local ship = scene:add(tycho.GameObject.new({ name = "ship", tags = { "player" }, position = { x = 0, y = -HALF_H + 1, z = 0 } }))
+local ship = scene:add(tycho.GameObject.new({ name = "ship", tags = { "player" }, position = { x = 0, y = SHIP_Y, z = 0 } }))
 ship:addComponent(tycho.Sprite.new({ texture = textures.ship }))
 ship:addComponent(Ship, game)
 
--- Hits: every bullet against every enemy once per tick (a few dozen of each at most).
+-- Hits: every bullet against every enemy once per tick (a few dozen of each at most); an
+-- enemy on the ship, or past its line, costs a life.
 scene:addSystem("postPhysics", function()
+  if game.state ~= "playing" then return end
   local bullets, enemies = scene:findByTag("bullet"), scene:findByTag("enemy")
+  local sp = ship.position
   for i = 1, #enemies do
     local e = enemies[i]
     local ep = e.position
@@ -101,13 +136,39 @@ scene:addSystem("postPhysics", function()
           b.enabled = false -- one bullet, one enemy
           b:destroy()
           e:destroy()
+          e.enabled = false
           game.kills, game.score = game.kills + 1, game.score + 10
           break
         end
       end
     end
+    if e.enabled and ((math.abs(sp.x - ep.x) < 0.8 and math.abs(sp.y - ep.y) < 0.8) or ep.y < SHIP_Y - 0.8) then
+      e.enabled = false
+      e:destroy()
+      game:loseLife()
+      if game.state ~= "playing" then return end
+    end
   end
 end)
+
+-- The HUD: score and lives while playing; the result and how to play again once over.
+local WHITE, DIM, RED = { 1, 1, 1, 1 }, { 0.7, 0.75, 0.9, 1 }, { 1, 0.35, 0.3, 1 }
+local function centred(w, y, text, color, scale)
+  ui.text((w - ui.measure(text, scale)) / 2, y, text, color, scale)
+end
+local function drawHud(w, h)
+  ui.text(16, 14, ("SCORE %d"):format(game.score), WHITE, 2)
+  local lives = ("LIVES %d"):format(game.lives)
+  ui.text(w - 16 - ui.measure(lives, 2), 14, lives, WHITE, 2)
+  if game.state == "over" then
+    ui.rect(0, h * 0.3, w, h * 0.4, { 0, 0, 0, 0.6 })
+    centred(w, h * 0.36, "GAME OVER", RED, 4)
+    centred(w, h * 0.48, ("score %d"):format(game.score), WHITE, 2)
+    centred(w, h * 0.58, "press space or enter to play again", DIM, 2)
+  end
+end
+engine:addFeature({ name = "ArcadeHUD", update = function(_, frame) drawHud(frame.width, frame.height) end })
+engine:addFeature(ui.feature())
 
 local lastScore = -1
 engine:afterFrame(function()

@@ -380,7 +380,9 @@ function tycho.features.Sky(opts) end
 function tycho.features.ForwardLit(opts) end
 ---@return tycho.Feature
 function tycho.features.Geometry(opts) end
----@param opts? {radius?: number, intensity?: number, samples?: integer}
+---Screen-space ambient occlusion: `samples` per pixel (12), at half the frame's size on
+---each axis unless `fullResolution` (a quarter of the cost; the lighting filters it up).
+---@param opts? {radius?: number, intensity?: number, samples?: integer, fullResolution?: boolean}
 ---@return tycho.Feature
 function tycho.features.AO(opts) end
 ---@param opts? {ibl?: boolean, ambient?: tycho.Color}
@@ -408,7 +410,12 @@ function tycho.features.DoF(opts) end
 ---@param opts? {exposure?: number, aces?: boolean, mode?: "auto"|"aces"|"reinhard"|"none"}
 ---@return tycho.Feature
 function tycho.features.Tonemap(opts) end
----@param opts? {text?: string}
+---@alias tycho.OverlayCorner "bottom-right"|"bottom-left"|"top-right"|"top-left"
+
+---The F3 overlay on a dark translucent panel in one corner of the screen (bottom-right
+---unless `corner` says otherwise; HUDs rarely sit there). The engine makes its own; set
+---`engine.debugOverlayCorner` to move it.
+---@param opts? {text?: string, corner?: tycho.OverlayCorner}
 ---@return tycho.Feature
 function tycho.features.DebugOverlay(opts) end
 
@@ -434,7 +441,7 @@ function tycho.features.DebugOverlay(opts) end
 ---@field tonemap? "auto"|"aces"|"reinhard"|"none" ("auto": none under an orthographic camera)
 
 ---@class tycho.DeferredOptions: tycho.PresetOptions
----@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer} (false)
+---@field ao? "ssao"|false|{radius?: number, intensity?: number, samples?: integer, fullResolution?: boolean} (false)
 ---@field transparent? boolean ForwardOverlay for transparent objects (true)
 ---@field pointSpotLights? boolean (true)
 ---@field overlayLighting? "forward"|"forward+" ("forward")
@@ -477,9 +484,24 @@ function tycho.presets.deferred(opts) end
 ---@return tycho.RenderStats
 function tycho.stats.render() end
 
+---@class tycho.PassTime
+---@field name string the pass ("Geometry", "AO.blur", ...)
+---@field ms number|nil its time, CPU around a glFinish before and after it; nil while untimed
+
+---The passes the last executed frame ran (culled ones never run), in order; empty headless.
+---@return tycho.PassTime[]
+function tycho.stats.passTimes() end
+
+---Times every pass from the next frame on (the overlay does while shown). Each timed pass
+---waits for the GPU, so the frame gets slower: use it to compare passes, not to measure FPS.
+---@param on boolean
+---@return boolean was whether it was on
+function tycho.stats.timePasses(on) end
+
 ---@class tycho.Engine
 ---@field frameTime number wall seconds of the last frame
 ---@field debugOverlay boolean the on-screen overlay; F3 toggles it
+---@field debugOverlayCorner tycho.OverlayCorner|nil the corner it sits in (nil: bottom-right)
 ---@field preset tycho.Preset|nil
 ---@field lastRenderError string|nil why the last frame's graph did not compile
 ---@field width integer|nil headless frame width (else the window's)

@@ -106,7 +106,12 @@ function tycho.ui.text(x, y, text, color, scale) end
 function tycho.ui.measure(text, scale) end
 
 ---@return integer vertices queued for this frame
+---@return string|nil firstCall the call that started the queue ("tycho.ui.text at main.lua:12")
 function tycho.ui.queued() end
+
+---Drops this frame's queue undrawn. The engine does this (and says so once a run) when a
+---frame's queue has no UI feature to draw it.
+function tycho.ui.clear() end
 
 ---The feature that draws the queue: add it after Tonemap.
 ---@return tycho.Feature

@@ -19,6 +19,7 @@ local R = tycho._render
 ---@field frameCount integer
 ---@field frameTime number wall seconds of the last frame
 ---@field debugOverlay boolean the on-screen overlay (F3 toggles it)
+---@field debugOverlayCorner? "bottom-right"|"bottom-left"|"top-right"|"top-left" where it sits (bottom-right)
 ---@field preset tycho.Preset|nil
 ---@field width integer|nil headless frame size (the window's size otherwise)
 ---@field height integer|nil
@@ -248,20 +249,22 @@ function Engine:frame()
     notice, self._notice = nil, nil
   end
   local showOverlay = self.debugOverlay or notice ~= nil
+  R.setOverlay(showOverlay and true or false)
   if showOverlay then
     local overlay = self._overlay
     if not overlay then
       overlay = tycho.features.DebugOverlay()
       self._overlay = overlay
     end
-    if overlay._notice ~= notice then
-      overlay._notice = notice
-      overlay:configure(notice and { text = notice } or nil)
+    local corner = self.debugOverlayCorner
+    if overlay._notice ~= notice or overlay._corner ~= corner then
+      overlay._notice, overlay._corner = notice, corner
+      overlay:configure({ text = notice, corner = corner })
     end
     if overlay.enabled ~= false then call(self, overlay, "addPasses", frame) end
   end
-  R.setOverlay(showOverlay and true or false)
 
+  self:_checkUndrawnUI()
   local ok, err, failures = R.endFrame()
   self.lastRenderError = not ok and err or nil
   for _, failure in ipairs(failures) do
@@ -330,6 +333,27 @@ function Engine:screenshot(path)
   return true
 end
 
+-- Says once per run when each cause of silently undrawn work is found, never per frame.
+function Engine:_warnOnce(cause, text)
+  local warned = self._warned
+  if warned[cause] then return end
+  warned[cause] = true
+  io.stderr:write("tycho: ", text, "\n")
+end
+
+-- The UI queue is emptied by the UI feature's pass; anything still queued once the frame's
+-- passes are declared (or on a frame that does not render) has nothing to draw it. It is
+-- dropped, so it cannot pile up, and the game is told once how to fix it.
+function Engine:_checkUndrawnUI()
+  local ui = tycho.ui
+  if not ui then return end
+  local n, firstCall = ui.queued()
+  if n == 0 then return end
+  ui.clear()
+  self:_warnOnce("ui", ("%s: nothing draws it (no UI feature in this frame) — add one with "
+    .. "engine:addFeature(tycho.ui.feature()) after engine:setPreset"):format(firstCall or "tycho.ui"))
+end
+
 -- Whether this frame renders at all (see the file's header).
 function Engine:_renders()
   return R.hasWindow() or self.preset ~= nil or #self._features > 0
@@ -384,6 +408,7 @@ function M.new(opts)
     _pendingShots = {},
     _frameDesc = {},
     _renderedThisStep = false,
+    _warned = {},
   }, Engine)
   render.sceneEngines[scene] = self -- its cameras measure the screen against this engine
   -- One context table reused every frame: updateRender allocates nothing per frame.
@@ -397,7 +422,7 @@ function M.new(opts)
       ctx.alpha = alpha
       runAll(self._beforeRender, alpha)
       scene:updateRender(ctx)
-      if self:_renders() then self:frame() end
+      if self:_renders() then self:frame() else self:_checkUndrawnUI() end
     end,
   })
   return self

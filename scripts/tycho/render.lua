@@ -275,8 +275,18 @@ function MeshRenderer:init(mesh, material)
   s.mesh, s.material, s.castShadows = mesh, material, true
 end
 
+-- A renderer attached with no material draws with the default one; that is said once per
+-- run (naming the first object), as a forgotten material is a common first-scene mistake.
+local warnedNoMaterial = false
+
 function MeshRenderer:onAttach()
   local s = stores[self]
+  if s.material == nil and not warnedNoMaterial then
+    warnedNoMaterial = true
+    io.stderr:write(("tycho: MeshRenderer on '%s' has no material: it draws with the default one (white, "
+      .. "roughness 0.5) — pass tycho.material{baseColor = {r, g, b, 1}} as MeshRenderer.new's second "
+      .. "argument, or set renderer.material\n"):format(tostring(self.gameObject.name)))
+  end
   if s.slot then R.itemDestroy(s.slot) end
   local slot = R.itemCreate(self.gameObject)
   s.slot = slot

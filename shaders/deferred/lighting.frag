@@ -30,7 +30,7 @@ void main() {
   float metallic = mat.r;
   float ao = mat.g;
 #if HAS_AO
-  ao *= texelFetch(g_ao, px, 0).r;
+  ao *= texture(g_ao, screen_uv()).r; // ao may be smaller than the frame: filtered up
 #endif
   vec3 color = ty_ambient(N, albedo.rgb, metallic, ao);
   if (frame.sunDirection.w > 0.5) {

@@ -1,8 +1,11 @@
-// shaders/deferred/point_spot.frag: every point and spot light of the frame over the
-// gbuffer, added (blend one, one) onto hdr.
+// shaders/deferred/point_spot.frag: the point and spot lights of one screen tile (u_lights,
+// indices into the lights buffer, as the pass binned them) over the gbuffer, added (blend
+// one, one) onto hdr; the pass draws once per tile, scissored to it.
 #include "deferred/gbuffer.glsl"
 #include "common/pbr.glsl"
 
+uniform int u_count;
+uniform int u_lights[32];
 layout(location = 0) out vec4 o_color;
 
 void main() {
@@ -17,6 +20,6 @@ void main() {
   vec3 V = view_vector(P);
   float roughness = clamp(nr.a, 0.04, 1.0);
   vec3 color = vec3(0.0);
-  for (uint i = 0u; i < frame.counts.x; i++) color += ty_point_spot(lights[i], P, N, V, albedo.rgb, metallic, roughness);
+  for (int i = 0; i < u_count; i++) color += ty_point_spot(lights[u_lights[i]], P, N, V, albedo.rgb, metallic, roughness);
   o_color = vec4(color, 0.0);
 }

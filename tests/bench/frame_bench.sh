@@ -3,8 +3,9 @@
 # each preset, rendered for real: in a window where there is a display, else through SDL's
 # offscreen driver (Mesa llvmpipe here; NVIDIA's EGL on a GPU machine). Prints the median
 # ms/frame over FRAMES frames (after a warm-up) and each preset's ratio against forward,
-# the baseline measured in the same run. Exits 1 when any of the runs failed (its row then
-# reads nan).
+# the baseline measured in the same run; hello is also run under each preset (deferred
+# with SSAO; no TAA, as the 10k scene). Exits 1 when any of the runs failed (its row then reads nan). Per-pass
+# times: BENCH_PASSES=1 on one run of tests/bench/frame_bench (see scripts/docs/render.md).
 #
 # usage: sh tests/bench/frame_bench.sh [BUILD_DIR] [FRAMES] [WIDTH HEIGHT] [OBJECTS]
 #   FRAMES > 5 (the first 5 are a warm-up; default 60), 640 x 360, OBJECTS in the scene (10000)
@@ -41,6 +42,15 @@ hello=$(run "$PWD/examples/hello/main.lua" "")
 printf '  %-28s %10s ms/frame\n' "examples/hello (forward)" "$hello"
 failed=0
 [ "$hello" != nan ] || failed=1
+# hello's one sphere under each preset (deferred with SSAO): the per-pixel cost of each.
+base=""
+for preset in forward forwardPlus deferred; do
+  ms=$(run "$PWD/examples/hello/main.lua" "$preset")
+  [ "$ms" != nan ] || failed=1
+  [ -n "$base" ] || base=$ms
+  ratio=$(awk -v a="$ms" -v b="$base" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.2fx forward", a / b; else print "-" }')
+  printf '  %-28s %10s ms/frame  %s\n' "examples/hello, $preset" "$ms" "$ratio"
+done
 base=""
 for preset in forward forwardPlus deferred; do
   ms=$(run many "$preset")

@@ -485,6 +485,55 @@ static void test_gl_overlay_and_reattach(void) {
   free_scene(&s);
 }
 
+/* The overlay: a dark panel behind its text (readable over a white sky), the passes that
+ * ran with their times, and no shadow figure unless a Shadow pass ran. */
+static void test_gl_overlay_panel_and_passes(void) {
+  scene s = lit_scene();
+  int dark[3] = {0, 0, 0};
+  for (int pass = 0; pass < 3; pass++) {
+    bool on = pass > 0, shadows = pass == 2;
+    ty_render_set_overlay(s.R, on);
+    ty_render_note_frame_time(s.R, 1.0 / 60.0);
+    ty_frame_desc d = frame_desc(s.cam, 64, 64);
+    ty_frame *F = ty_render_begin_frame(s.R, &d);
+    ty_feature_opts o = {0};
+    o.sky.kind = TY_SKY_COLOR;
+    o.sky.color[0] = o.sky.color[1] = o.sky.color[2] = 4; /* white after tonemapping */
+    o.overlay.corner = TY_OVERLAY_TOP_LEFT;
+    if (shadows) CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_SHADOW, &o));
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_SKY, &o));
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_FORWARD_LIT, &o));
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_TONEMAP, &o));
+    CHECK(ty_render_add_feature(s.R, F, TY_FEATURE_OVERLAY, &o));
+    CHECK(ty_render_end_frame(s.R, F));
+    uint32_t n = 0;
+    const ty_render_pass_time *t = ty_render_pass_times(s.R, &n);
+    CHECK(n >= (on ? 4u : 3u));
+    bool saw_shadow = false;
+    for (uint32_t i = 0; i < n; i++) {
+      if (on) CHECK(t[i].ms >= 0); /* shown: every pass is timed */
+      saw_shadow |= strncmp(t[i].name, "Shadow", 6) == 0;
+    }
+    CHECK(saw_shadow == shadows);
+    char text[4096];
+    ty_render_overlay_text(s.R, F, text, sizeof text);
+    CHECK(contains(text, "ForwardLit"));
+    CHECK(contains(text, "shadow ") == shadows);
+    CHECK(contains(text, " ms\n") == on);
+    for (int y = 12; y < 52; y++)
+      for (int x = 12; x < 52; x++) {
+        uint8_t p[4];
+        pixel(x, y, p);
+        dark[pass] += luma(p) < 900;
+      }
+    ty_window_swap(win);
+  }
+  /* The sphere covers some of the square; the panel (text aside) darkens most of the rest. */
+  CHECK(dark[1] > dark[0] + 400);
+  ty_render_set_overlay(s.R, false);
+  free_scene(&s);
+}
+
 /* Hot reload: a texture or mesh file rewritten on disk replaces the data behind the same
  * id; a file that no longer loads keeps the old data and says why. */
 static void test_reload_file_in_place(void) {
@@ -589,6 +638,7 @@ int main(void) {
   RUN(test_gl_broken_user_shader_keeps_last_good);
   RUN(test_gl_missing_texture_draws_the_placeholder);
   RUN(test_gl_overlay_and_reattach);
+  RUN(test_gl_overlay_panel_and_passes);
   ty_gl_destroy(dev);
   ty_window_destroy(win);
   return check_summary();

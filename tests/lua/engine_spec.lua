@@ -210,6 +210,21 @@ describe("tycho.engine frames", function()
     assert.equals(engine.scene.time.elapsed, frame.time)
   end)
 
+  it("puts the debug overlay in the corner the game names, and refuses an unknown one", function()
+    local engine = newEngine()
+    engine:setPreset(tycho.presets.forward({}))
+    engine.debugOverlay = true
+    engine.debugOverlayCorner = "top-left"
+    local frame = engine:frame()
+    assert.truthy(frame.graph:dump():find("Overlay", 1, true))
+    assert.equals("top-left", engine._overlay._corner)
+    assert.has_error(function() tycho.features.DebugOverlay({ corner = "middle" }) end)
+    for _, corner in ipairs({ "bottom-right", "bottom-left", "top-right", "top-left" }) do
+      assert.truthy(tycho.features.DebugOverlay({ corner = corner }))
+    end
+    assert.same({}, tycho.stats.passTimes()) -- headless: no pass runs
+  end)
+
   it("F3 toggles the debug overlay", function()
     local engine = newEngine()
     assert.is_false(engine.debugOverlay)

@@ -1,5 +1,6 @@
 -- Drives examples/arcade headless with injected keys: the ship moves and fires, bullets
--- hit enemies, the score counts.
+-- hit enemies, the score counts and shows, enemies cost lives, the game ends and starts
+-- again.
 local testing = require("tycho.testing")
 local tycho = require("tycho")
 local dir = testing.here() .. "/.."
@@ -10,8 +11,35 @@ local function gameOf(engine)
   return engine.scene:findOneByTag("game"):getComponent(tycho.component("ArcadeGame"))
 end
 
+-- One frame as `tycho run` plays it: then the input edges close (a press lasts a frame).
 local function step(engine, frames)
-  for _ = 1, frames do engine:step(1 / 60) end
+  for _ = 1, frames do
+    engine:step(1 / 60)
+    tycho.input.beginFrame()
+  end
+end
+
+-- Records what the HUD draws with tycho.ui.text over `frames` frames (the last frame's).
+local function hudText(engine, frames)
+  local ui, real = tycho.ui, tycho.ui.text
+  local seen
+  engine:beforeFrame(function() seen = {} end)
+  ui.text = function(x, y, text, ...)
+    seen[#seen + 1] = text
+    return real(x, y, text, ...)
+  end
+  local ok, err = pcall(step, engine, frames or 1)
+  ui.text = real
+  assert(ok, err)
+  return table.concat(seen, "\n")
+end
+
+local function untilOver(engine, game, limit)
+  for _ = 1, limit do
+    if game.state == "over" then return true end
+    step(engine, 1)
+  end
+  return game.state == "over"
 end
 
 describe("examples/arcade", function()
@@ -76,6 +104,78 @@ describe("examples/arcade", function()
     assert.is_true(game.kills >= 1)
     assert.equals(10 * game.kills, game.score)
     assert.is_true(game.score >= 10)
+  end)
+
+  it("shows the score and the lives on screen", function()
+    local engine = testing.runGame(dir, 1)
+    local game = gameOf(engine)
+    local hud = hudText(engine)
+    assert.truthy(hud:find("SCORE 0", 1, true), hud)
+    assert.truthy(hud:find("LIVES 3", 1, true), hud)
+    engine.scene:spawn("enemy", { x = 0, y = 0, z = 0 })
+    key("keydown", "space")
+    step(engine, 40)
+    key("keyup", "space")
+    assert.is_true(game.score >= 10)
+    hud = hudText(engine)
+    assert.truthy(hud:find(("SCORE %d"):format(game.score), 1, true), hud)
+  end)
+
+  it("takes a life when an enemy rams the ship, and when one gets past it", function()
+    local engine = testing.runGame(dir, 1)
+    local scene = engine.scene
+    local game = gameOf(engine)
+    local ship = scene:findOneByTag("player")
+    scene:spawn("enemy", { x = ship.position.x, y = ship.position.y + 0.3, z = 0 })
+    step(engine, 2)
+    assert.equals(2, game.lives)
+    scene:spawn("enemy", { x = 6, y = ship.position.y - 0.5, z = 0 })
+    step(engine, 30)
+    assert.equals(1, game.lives)
+    assert.equals("playing", game.state)
+    assert.truthy(hudText(engine):find("LIVES 1", 1, true))
+  end)
+
+  it("ends with a game over screen and the score, and space or enter plays again", function()
+    local engine = testing.runGame(dir, 1)
+    local scene = engine.scene
+    local game = gameOf(engine)
+    -- Score a little first: an enemy straight above the ship, shot down.
+    scene:spawn("enemy", { x = 0, y = 0, z = 0 })
+    key("keydown", "space")
+    step(engine, 40)
+    key("keyup", "space")
+    local score = game.score
+    assert.is_true(score >= 10)
+    -- Then stand still: the enemies get past, three lives go.
+    assert.is_true(untilOver(engine, game, 60 * 20), "no game over in 20 s")
+    assert.equals(0, game.lives)
+    assert.equals(score, game.score)
+    local hud = hudText(engine, 30)
+    assert.truthy(hud:find("GAME OVER", 1, true), hud)
+    assert.truthy(hud:find(("score %d"):format(score), 1, true), hud)
+    assert.truthy(hud:find("press space or enter to play again", 1, true), hud)
+    assert.equals(0, #scene:findByTag("enemy")) -- the field is cleared and stays so
+    assert.equals(0, #scene:findByTag("bullet"))
+    -- Enter plays again: a fresh score, full lives, enemies coming.
+    key("keydown", "return")
+    step(engine, 1)
+    key("keyup", "return")
+    assert.equals("playing", game.state)
+    assert.equals(0, game.score)
+    assert.equals(3, game.lives)
+    step(engine, 60)
+    assert.is_true(#scene:findByTag("enemy") >= 1)
+    hud = hudText(engine)
+    assert.truthy(hud:find("SCORE 0", 1, true), hud)
+    assert.is_nil(hud:find("GAME OVER", 1, true), hud)
+    -- Lose again; space restarts too.
+    assert.is_true(untilOver(engine, game, 60 * 20))
+    key("keydown", "space")
+    step(engine, 1)
+    key("keyup", "space")
+    assert.equals("playing", game.state)
+    assert.equals(3, game.games)
   end)
 
   it("runs from the command line", function()

@@ -1,7 +1,8 @@
 -- tests/bench/frame_bench/main.lua: the game frame_bench.sh runs: loads BENCH_GAME (a
 -- main.lua, or "many" for 10k objects), switches to BENCH_PRESET when given, and prints the
 -- median and 90th percentile of the frame-to-frame wall time (poll, ticks, render, swap)
--- over the frames after a warm-up.
+-- over the frames after a warm-up. BENCH_PASSES=1 times each pass instead (a glFinish
+-- around each, so the frame time is not comparable) and prints each pass's median ms.
 local tycho = require("tycho")
 local engine = tycho.engine
 local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
@@ -20,6 +21,16 @@ if preset and preset ~= "" then
   local opts = { sky = { kind = "color" }, taa = false }
   if preset == "deferred" then opts.ao = "ssao" end
   engine:setPreset(tycho.presets[preset](opts))
+  engine:addFeature(tycho.ui.feature()) -- the game's own text, as it draws it
+end
+
+local passes = os.getenv("BENCH_PASSES") == "1"
+if passes then tycho.stats.timePasses(true) end
+local perPass, order = {}, {} -- name -> ms of each frame; names in first-seen order
+
+local function median(list)
+  table.sort(list)
+  return list[(#list + 1) // 2]
 end
 
 local times, last, seen = {}, nil, 0
@@ -28,10 +39,27 @@ engine:beforeFrame(function()
   seen = seen + 1
   if last and seen > WARMUP then times[#times + 1] = (now - last) * 1e3 end
   last = now
+  if passes and seen > WARMUP then
+    for _, p in ipairs(tycho.stats.passTimes()) do
+      local list = perPass[p.name]
+      if not list then
+        list = {}
+        perPass[p.name], order[#order + 1] = list, p.name
+      end
+      -- a pass declared twice (Bloom.down) adds up within the frame
+      if list.frame == seen then list[#list] = list[#list] + (p.ms or 0)
+      else list[#list + 1], list.frame = p.ms or 0, seen end
+    end
+  end
   if seen == frames then
-    table.sort(times)
-    local median = times[(#times + 1) // 2]
-    local p90 = times[math.max(1, math.floor(#times * 0.9))]
-    print(("frame_bench: %d frames median %.3f ms p90 %.3f ms"):format(#times, median, p90))
+    local p90 = (function() table.sort(times) return times[math.max(1, math.floor(#times * 0.9))] end)()
+    print(("frame_bench: %d frames median %.3f ms p90 %.3f ms"):format(#times, median(times), p90))
+    local total = 0
+    for _, name in ipairs(order) do
+      local ms = median(perPass[name])
+      total = total + ms
+      print(("frame_bench: pass %-20s %8.2f ms"):format(name, ms))
+    end
+    if #order > 0 then print(("frame_bench: pass %-20s %8.2f ms"):format("(sum)", total)) end
   end
 end)
