@@ -20,6 +20,10 @@
 /* A voiced source loses its voice to a virtual one only when that one is this much
  * louder, so two sources of about the same loudness do not trade the voice every frame. */
 #define STEAL_HYSTERESIS 1.25f
+/* One-shots alive at once: past this a new one frees the quietest waiting one (else the
+ * quietest of all). A headless run whose game never calls render never ends a one-shot,
+ * so without a bound they would pile up for ever. */
+#define MAX_ONESHOTS 1024u
 /* The render granularity: streams are refilled between chunks of this many frames. */
 #define RENDER_CHUNK 1024u
 
@@ -82,6 +86,7 @@ struct ty_audio {
   float lpos[3], lvel[3];
   bool lplaced;
   double clock; /* audio time passed since the virtual sources last advanced */
+  uint32_t oneshots; /* one-shots alive */
   uint64_t steals, waits;
 };
 
@@ -542,8 +547,12 @@ static bool voice_source(ty_audio *A, source *s, uint32_t vi) {
       return false;
     }
   } else {
+    /* In whole frames: a float offset of 0.99999 s rounds to the clip's end, which AL
+     * refuses, and the voice would start from the top instead. */
+    uint64_t at = (uint64_t)(s->time * c->info.sample_rate);
+    if (at >= c->info.frames) return false;
     alSourcei(v->al, AL_BUFFER, (ALint)c->buffer);
-    if (s->time > 0) alSourcef(v->al, AL_SEC_OFFSET, (ALfloat)s->time);
+    if (at) alSourcei(v->al, AL_SAMPLE_OFFSET, (ALint)at);
   }
   v->source = (int32_t)(s - A->sources);
   s->voice = (int32_t)vi;
@@ -617,6 +626,7 @@ bool ty_audio_source_alive(const ty_audio *A, ty_source h) { return get_source(A
 
 static void source_free(ty_audio *A, source *s) {
   source_end(A, s);
+  if (s->oneshot) A->oneshots--;
   uint32_t ci = s->clip;
   uint32_t gen = s->gen;
   *s = (source){.gen = gen, .voice = -1};
@@ -674,9 +684,27 @@ void ty_audio_source_set_position(ty_audio *A, ty_source h, const float pos[3]) 
   if (s->voice >= 0 && s->p.spatial && use(A)) alSource3f(A->voices[s->voice].al, AL_POSITION, pos[0], pos[1], pos[2]);
 }
 
+/* Frees the quietest one-shot other than keep, preferring one without a voice. */
+static void drop_oneshot(ty_audio *A, const source *keep) {
+  source *best = NULL;
+  float lo = INFINITY;
+  bool best_virtual = false;
+  for (uint32_t i = 0; i < A->source_count; i++) {
+    source *s = &A->sources[i];
+    if (!s->used || !s->oneshot || s == keep) continue;
+    bool virt = s->voice < 0;
+    float a = source_audibility(A, s);
+    if ((virt && !best_virtual) || (virt == best_virtual && a < lo)) best = s, lo = a, best_virtual = virt;
+  }
+  if (best) source_free(A, best);
+}
+
 void ty_audio_source_set_oneshot(ty_audio *A, ty_source h) {
   source *s = get_source(A, h.id);
-  if (s) s->oneshot = true;
+  if (!s || s->oneshot) return;
+  if (A->oneshots >= MAX_ONESHOTS) drop_oneshot(A, s);
+  s->oneshot = true;
+  A->oneshots++;
 }
 
 void ty_audio_source_play(ty_audio *A, ty_source h) {
@@ -761,8 +789,9 @@ static void advance_virtual(ty_audio *A) {
       const clip *c = source_clip(A, s);
       double dur = c ? c->info.duration : 0;
       s->time += dt * s->p.pitch;
+      /* Within half a frame of the end is the end (sums of render chunks are not exact). */
       if (dur <= 0) source_end(A, s);
-      else if (s->time >= dur) {
+      else if (s->time >= dur - 0.5 / c->info.sample_rate) {
         if (s->p.loop) s->time = fmod(s->time, dur);
         else source_end(A, s);
       }

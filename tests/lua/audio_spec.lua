@@ -369,3 +369,17 @@ describe("hot reload of sound files", function()
     assert(reload.file(dir .. "/never-loaded.wav") == nil)
   end)
 end)
+
+describe("one-shots nobody renders", function()
+  it("stay bounded: past the limit the quietest waiting one goes", function()
+    local clip = assert(audio.load(TONE))
+    local first = audio.play(clip, { volume = 0.01 })
+    for _ = 1, 1100 do audio.play(clip, { volume = 0.5 }) end
+    local s = audio.stats()
+    assert(s.sources <= 1024 + 8, tostring(s.sources))
+    assert(not first.isPlaying, "the quietest went first")
+    for _ = 1, 12 do audio.render(0.1) end -- 1.2 s: every one of them has ended
+    local left = audio.stats()
+    assert(left.playing == 0, ("playing %d sources %d voices %d"):format(left.playing, left.sources, left.voices))
+  end)
+end)
