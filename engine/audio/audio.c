@@ -122,6 +122,9 @@ static bool open_output(ty_audio *A) {
     attrs[n++] = ALC_HRTF_SOFT, attrs[n++] = ALC_FALSE;
     attrs[n++] = ALC_OUTPUT_LIMITER_SOFT, attrs[n++] = ALC_FALSE;
   } else {
+    /* Our audio_unavailable line says it once; OpenAL Soft's own error lines would repeat
+     * it (a user who sets ALSOFT_LOGLEVEL still gets them). */
+    setenv("ALSOFT_LOGLEVEL", "0", 0);
     A->dev = alcOpenDevice(NULL);
     if (!A->dev) return false;
   }
@@ -177,14 +180,13 @@ static void stream_close(source *s);
 void ty_audio_destroy(ty_audio *A) {
   if (!A) return;
   bool ok = A->ctx && (alcMakeContextCurrent(A->ctx), current_ctx = A->ctx, true);
-  for (uint32_t i = 0; i < A->source_count; i++) stream_close(&A->sources[i]);
-  if (ok) {
-    for (uint32_t i = 0; i < A->voice_count; i++) {
-      alSourceStop(A->voices[i].al);
-      alSourcei(A->voices[i].al, AL_BUFFER, 0);
-      alDeleteSources(1, &A->voices[i].al);
-    }
+  /* Voices let go of their buffers first: AL deletes no buffer still queued. */
+  for (uint32_t i = 0; ok && i < A->voice_count; i++) {
+    alSourceStop(A->voices[i].al);
+    alSourcei(A->voices[i].al, AL_BUFFER, 0);
   }
+  for (uint32_t i = 0; i < A->source_count; i++) stream_close(&A->sources[i]);
+  for (uint32_t i = 0; ok && i < A->voice_count; i++) alDeleteSources(1, &A->voices[i].al);
   for (uint32_t i = 0; i < A->clip_count; i++) {
     clip *c = &A->clips[i];
     if (!c->used) continue;

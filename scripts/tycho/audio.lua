@@ -176,6 +176,9 @@ AudioListener.onDestroy = forget
 
 tycho.AudioListener = AudioListener
 
+-- The scene of the engine that last ran a frame: render listens as that frame did.
+local frameScene = setmetatable({}, { __mode = "v" })
+
 -- The object whose ears are in use: the last enabled listener attached to an enabled
 -- object, else (in a running game) the camera's object, else none (the origin).
 local function currentListener(scene)
@@ -199,7 +202,7 @@ end
 ---@param seconds number
 ---@return string|nil pcm, integer|string sampleRate
 function audio.render(seconds)
-  A.setListener(currentListener(nil))
+  A.setListener(currentListener(frameScene.scene))
   local pcm, rate = A.render(seconds)
   return pcm, rate
 end
@@ -211,6 +214,7 @@ local M = {}
 ---@param dt number
 ---@param scene? tycho.Scene
 function M.frame(dt, scene)
+  frameScene.scene = scene
   if not A.opened() then return end
   A.setListener(currentListener(scene))
   A.update(dt)
