@@ -99,6 +99,21 @@ describe("tycho.audio.load", function()
     assert(c.channels == 2 and c.sampleRate == 44100 and math.abs(c.duration - 0.5) < 1e-4)
   end)
 
+  it("decodes OGG Vorbis, FLAC, MP3 and AIFF as well as WAV, whole or streamed", function()
+    local corpus = require("tycho.testing").here() .. "/../fuzz/corpus/audio/"
+    for _, name in ipairs({ "tone.ogg", "tone.flac", "tone.mp3", "tone.aiff", "stereo8.wav" }) do
+      local c = assert(audio.load(corpus .. name))
+      assert(c.sampleRate == 8000 and c.duration > 0.01 and c.duration < 0.2, name)
+    end
+    local ogg = assert(audio.load(corpus .. "tone.ogg", { stream = true }))
+    assert(ogg.stream and ogg.channels == 1)
+    local go = object(0, 0, 0)
+    local src = go:addComponent(tycho.AudioSource.new({ clip = ogg, spatial = false }))
+    src:play()
+    assert(rms((audio.render(0.05))) > 0.05, "a streamed OGG sounds")
+    src:stop()
+  end)
+
   it("answers nil and a message for missing, truncated, wrong and hostile files", function()
     local c, err = audio.load(dir .. "/missing.wav")
     assert(c == nil and err:find("missing.wav", 1, true))
@@ -196,6 +211,27 @@ describe("tycho.audio.render", function()
     go.position.z = -0.5 -- inside minDistance: full volume
     local inside = rms((audio.render(0.2)))
     assert(inside > near * 1.5, ("inside %g near %g"):format(inside, near))
+  end)
+
+  it("shifts the pitch of a source moving towards the listener (doppler, from frame moves)", function()
+    listenerAt(0, 0, 0)
+    local go = emitter(0, 0, -40, { minDistance = 100, maxDistance = 1000 })
+    local function crossings(pcm)
+      local n, last = 0, 0
+      for i = 1, #pcm, 8 do
+        local v = string.unpack("<f", pcm, i)
+        if (v >= 0) ~= (last >= 0) then n = n + 1 end
+        last = v
+      end
+      return n
+    end
+    tycho._audio.update(1 / 60) -- a frame: still, velocity 0
+    local still = crossings((audio.render(0.2)))
+    go.position.z = -39 -- one unit in one 60 Hz frame: 60 m/s closer
+    tycho._audio.update(1 / 60)
+    local closing = crossings((audio.render(0.2)))
+    -- 440 Hz heard at 440 * 343.3 / (343.3 - 60) = 533 Hz: 21% more zero crossings.
+    assert(closing > still * 1.15 and closing < still * 1.3, ("still %d closing %d"):format(still, closing))
   end)
 
   it("plays a non-spatial one-shot centred, and it ends by itself", function()
