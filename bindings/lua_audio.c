@@ -390,11 +390,10 @@ static int s_attach(lua_State *L) {
   ty_id id = lua_isnoneornil(L, 2) ? 0 : ty_check_gameobject(L, 2);
   ty_audio_source_attach(A, b->src, id);
   if (id) {
-    float pos[3];
-    ty_transforms *T = ty_world_transforms(ty_lctx_get(L)->world);
-    sync_world(L);
-    ty_transform_world_position(T, ty_object_transform(ty_lctx_get(L)->world, id), pos);
-    ty_audio_source_set_position(A, b->src, pos);
+    /* Where it is now (its own chain read back), so a play before the next frame is
+     * ranked for a voice by its real distance. */
+    const float *m = ty_lua_world_matrix(L, id);
+    ty_audio_source_set_position(A, b->src, (const float[3]){m[12], m[13], m[14]});
   }
   return 0;
 }

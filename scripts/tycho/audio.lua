@@ -11,7 +11,6 @@ local tycho = require("tycho")
 local A = tycho._audio
 local audio = tycho.audio
 
-local stores = setmetatable({}, { __mode = "k" }) -- instance -> its option store
 
 local function typeName(v)
   local mt = (type(v) == "userdata" or type(v) == "table") and getmetatable(v)
@@ -77,6 +76,9 @@ end
 ---@field time number read-only: seconds into the clip
 local AudioSource = tycho.component("AudioSource")
 rawset(AudioSource, "__class", AudioSource) -- tells addComponent this is a class despite __index
+-- instance -> its option store; kept on the class, which outlives a reload of this file.
+local stores = rawget(AudioSource, "_stores") or setmetatable({}, { __mode = "k" })
+rawset(AudioSource, "_stores", stores)
 
 rawset(AudioSource, "__index", function(self, key)
   local s = stores[self]
