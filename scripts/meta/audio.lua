@@ -81,6 +81,7 @@ function tycho.audio.stats() end
 ---@field maxDistance? number (100)
 ---@field rolloff? number (1)
 ---@field playOnAttach? boolean (false)
+---@field playOnStart? boolean the same as playOnAttach
 
 ---Sound from a GameObject: spatial sources sound from its world position.
 ---@class tycho.AudioSource: tycho.Component

@@ -120,6 +120,7 @@ rawset(AudioSource, "new", function(opts)
   local s = {}
   for key, opt in pairs(OPTIONS) do
     local v = opts[key]
+    if v == nil and key == "playOnAttach" then v = opts.playOnStart end -- Unity's habit of a name
     if v == nil then v = opt.default end
     if v ~= nil then
       local ok, why = opt.check(v, key)
