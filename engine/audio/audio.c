@@ -586,6 +586,9 @@ static int32_t quietest_voice(const ty_audio *A, float *aud) {
 /* Finds s a voice: a free one, else the quietest one's when s is louder by margin. */
 static bool find_voice(ty_audio *A, source *s, float margin) {
   if (!A->voice_count || !use(A)) return false;
+  const clip *c = source_clip(A, s);
+  /* Nothing left to play (it ends on the clock): take no one's voice for it. */
+  if (!c || (!c->info.stream && (uint64_t)(s->time * c->info.sample_rate) >= c->info.frames)) return false;
   int32_t vi = free_voice(A);
   if (vi < 0) {
     float lo;
