@@ -7,8 +7,10 @@
  * FLAC, OGG Vorbis and MP3 files.
  *
  * Built two ways. With TYCHO_LIBFUZZER (cmake -DTYCHO_FUZZ=ON, clang) libFuzzer drives it:
- *   build-fuzz/audio_fuzz -max_total_time=300 /tmp/audio-corpus tests/fuzz/corpus/audio
- * (libsndfile itself is not instrumented there: coverage is tycho's side of the decode.)
+ *   LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/audio_lsan.supp \
+ *     build-fuzz/audio_fuzz -max_total_time=300 /tmp/audio-corpus tests/fuzz/corpus/audio
+ * (libsndfile itself is not instrumented there: coverage is tycho's side of the decode; the
+ * suppression is libsndfile's own leak on broken Vorbis headers, see audio_lsan.supp.)
  * Without, main() below replays files and folders given on the command line, each whole,
  * cut short at many lengths and with bytes flipped through its header, so every build
  * (ASan included) runs them as the ctest fuzz.audio_fuzz. */
