@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "lua_audio.h"  /* Required for: ty_lua_audio_use_device */
 #include "lua_host.h"
 #include "lua_input.h"  /* Required for: ty_lua_input */
 #include "lua_render.h" /* Required for: ty_lua_render_set_window */
@@ -230,6 +231,8 @@ static int cmd_run(int argc, char **argv) {
       ty_window_attach_input(win, in);
     }
   }
+  /* With a window, sound goes to the system's device; headless it mixes only on request. */
+  if (win) ty_lua_audio_use_device(L);
   /* Headless, --width and --height are the size frames render at and tycho.window reports. */
   if (headless && (o.width || o.height))
     ty_lua_window_set_headless_size(L, o.width ? o.width : 1280, o.height ? o.height : 720);

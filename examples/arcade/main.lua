@@ -24,6 +24,8 @@ local textures = {
   bullet = tycho.texture.load(here .. "/assets/bullet.png"),
   enemy = tycho.texture.load(here .. "/assets/enemy.png"),
 }
+-- Sounds (content/sounds/make_sounds.lua writes them): one-shots, so they need no object.
+local shotSound, hitSound = tycho.audio.load(here .. "/assets/shot.wav"), tycho.audio.load(here .. "/assets/hit.wav")
 
 -- The game's state, on one object so specs and the HUD can read it. `state` is "playing"
 -- or "over".
@@ -93,6 +95,7 @@ function Ship:update(dt)
     self.cooldown = 0.2
     self.game.shots = self.game.shots + 1
     scene:spawn("bullet", { x = p.x, y = p.y + 0.6, z = 0 })
+    if shotSound then tycho.audio.play(shotSound, { volume = 0.5 }) end
   end
 end
 
@@ -138,6 +141,7 @@ scene:addSystem("postPhysics", function()
           e:destroy()
           e.enabled = false
           game.kills, game.score = game.kills + 1, game.score + 10
+          if hitSound then tycho.audio.play(hitSound) end
           break
         end
       end

@@ -19,6 +19,7 @@ local Save = require("save")
 local Net = require("net")
 local UI = require("ui")
 local blocks = require("blocks")
+local Sounds = require("sounds")
 
 local engine = tycho.engine
 local scene = engine.scene
@@ -57,6 +58,7 @@ local sunLight = sun:addComponent(tycho.DirectionalLight.new({ direction = tycho
 local moon = scene:add(tycho.GameObject.new("moon"))
 local moonLight = moon:addComponent(tycho.DirectionalLight.new({ direction = tycho.vec3(0.3, -1, 0.2), intensity = 0.4,
   color = { 0.55, 0.65, 1.0 }, castShadows = false }))
+game.sounds = Sounds.new(scene) -- footsteps, block sounds, the wind
 local highlight = scene:add(tycho.GameObject.new({ name = "highlight", scale = { x = 1.01, y = 1.01, z = 1.01 } }))
 local highlightRenderer = highlight:addComponent(tycho.MeshRenderer.new(tycho.mesh.cube(),
   tycho.material({ baseColor = { 1, 1, 1, 0.28 }, transparent = true, unlit = true })))
@@ -161,6 +163,7 @@ local function enter(record, world, opts)
     game.autosave.note() -- lastPlayedAt moves: saved within 5 s
   end
   game.state = "playing"
+  game.sounds:setAmbience(true)
   game.message = nil
   game.shotAt, game.shotSaves = tycho.now(), nil -- the thumbnail: see the afterFrame hook
   input.setPointerLock(true)
@@ -189,6 +192,7 @@ local function leave(message, opts)
   game.typing = nil
   highlight.enabled = false
   game.state = "menu"
+  game.sounds:setAmbience(false)
   game.message = message
   input.setPointerLock(false)
   refreshList()
@@ -374,6 +378,7 @@ local function breakOrPlace(action)
       w:set(bx, by, bz, 0)
     end
     game.inventory:gather(t)
+    game.sounds:block("break", bx, by, bz)
     return true
   end
   local px, py, pz = bx + nx, by + ny, bz + nz
@@ -386,6 +391,7 @@ local function breakOrPlace(action)
   else
     w:set(px, py, pz, t)
   end
+  game.sounds:block("place", px, py, pz)
   return true
 end
 game.breakOrPlace = breakOrPlace
@@ -396,6 +402,7 @@ scene:addSystem("physics", function(dt)
   local f = (input.isDown("w") and 1 or 0) - (input.isDown("s") and 1 or 0)
   local r = (input.isDown("d") and 1 or 0) - (input.isDown("a") and 1 or 0)
   game.player:step(dt, { forward = f, right = r, jump = input.isDown("space"), down = input.isDown("left shift") })
+  game.sounds:walk(game.player)
 end)
 
 -- Sends a chat line exactly as typed (to the server, or to the local chat).

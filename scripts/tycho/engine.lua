@@ -9,6 +9,7 @@
 local tycho = require("tycho")
 local render = require("tycho.render") -- the components, tycho.features, tycho.presets
 local errors = require("tycho.errors")
+local audio = require("tycho.audio") -- the frame's audio pass (AudioSource, AudioListener)
 local R = tycho._render
 
 ---@class tycho.Engine
@@ -375,6 +376,7 @@ function Engine:step(rawDt)
   if reload then reload() end
   runAll(self._beforeFrame)
   local steps, alpha = self.loop:advance(rawDt)
+  audio.frame(rawDt, self.scene) -- sources and listener placed where this frame left them
   runAll(self._afterFrame)
   errors.flush() -- errors that repeated this past second: one line each
   self.frameCount = self.frameCount + 1

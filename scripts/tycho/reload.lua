@@ -30,6 +30,7 @@ local state = { engine = nil, main = nil, watch = nil, count = 0 }
 local SHADER_EXT = { vert = true, frag = true, comp = true, glsl = true, geom = true }
 local ASSET_EXT = { png = true, jpg = true, jpeg = true, tga = true, bmp = true, hdr = true,
   obj = true, gltf = true, glb = true }
+local AUDIO_EXT = { wav = true, ogg = true, oga = true, flac = true, mp3 = true }
 
 -- One spelling per file: the watcher, package.searchpath and loadfile may differ by "./"
 -- or doubled slashes.
@@ -416,8 +417,8 @@ local function reloadMain(key, path, started)
 end
 
 ---Handles one changed file: reloads it when it is a loaded Lua module, the game's main
----file, a shader or an asset the renderer uses. Returns true when it reloaded, false when
----the reload failed (reported once; the last good version keeps running), nil when the
+---file, a shader, an asset the renderer uses or a sound a clip was loaded from. Returns
+---true when it reloaded, false when the reload failed (reported once; the last good version keeps running), nil when the
 ---file is nothing the running game uses.
 ---@param path string
 ---@param removed? boolean the file is gone
@@ -448,6 +449,19 @@ function M.file(path, removed)
     end
     succeeded(key, started)
     return true
+  end
+  local audio = tycho._audio
+  if AUDIO_EXT[ext] and audio then
+    local used, err = audio.reloadFile(path)
+    if used == nil and err then
+      report(key, err)
+      return false
+    end
+    if used then
+      succeeded(key, started)
+      return true
+    end
+    return nil
   end
   if ASSET_EXT[ext] and R and R.reloadFile then
     local used, err = R.reloadFile(path)
