@@ -92,8 +92,9 @@ function M.main(args)
     cliArgs.pattern = { "_spec", "_test%.lua$" }
   end
 
-  -- The counts of the closing line: every test, and every error outside a test (a file that
-  -- does not load, a describe or hook that raises), summed over --repeat runs.
+  -- The counts of the closing line are busted's own (its base output handler's: successes;
+  -- failures plus errors, where an error outside a test such as a file that does not
+  -- compile or a failing hook counts too; pending), summed over --repeat runs.
   local passed, failed, skipped = 0, 0, 0
   local quitOnError = not cliArgs["keep-going"]
   busted.subscribe({ "error", "output" }, function(element, _, message)
@@ -104,21 +105,20 @@ function M.main(args)
     io.stderr:write(appName .. ": error: cannot load helper script: " .. element.name .. "\n" .. message .. "\n")
     return nil, true
   end)
-  busted.subscribe({ "test", "end" }, function(_, _, status)
-    if status == "success" then passed = passed + 1
-    elseif status == "pending" then skipped = skipped + 1
-    else failed = failed + 1 -- a test's failure and its finally's both count once
-    end
-    return nil, true
-  end)
-  local notCounted = { it = true, pending = true, output = true, helper = true }
-  local function onFailure(element)
-    if not notCounted[element.descriptor] then failed = failed + 1 end
+  local function stopUnlessKeepGoing()
     busted.skipAll = quitOnError
     return nil, true
   end
-  busted.subscribe({ "error" }, onFailure)
-  busted.subscribe({ "failure" }, onFailure)
+  busted.subscribe({ "error" }, stopUnlessKeepGoing)
+  busted.subscribe({ "failure" }, stopUnlessKeepGoing)
+  local counter = require("busted.outputHandlers.base")()
+  counter:subscribe({ language = cliArgs.lang, suppressPending = cliArgs["suppress-pending"] })
+  busted.subscribe({ "suite", "end" }, function()
+    passed = passed + counter.successesCount
+    failed = failed + counter.failuresCount + counter.errorsCount
+    skipped = skipped + counter.pendingsCount
+    return nil, true
+  end)
   local errors = require("tycho.errors")
   busted.subscribe({ "file", "end" }, function()
     errors.flush(true) -- repeats of errors its scenes caught, counted beside the file that made them

@@ -6,18 +6,16 @@ local testing = require("tycho.testing")
 
 local FIX = testing.here() .. "/../fixtures/runner/"
 
-local function run(...)
-  local code, out = testing.exec("test", ...)
-  return code, out:match("(%d+ passed, %d+ failed[^\n]*)\n[^\n]*$") or out:match("(%d+ passed, %d+ failed[^\n]*)"), out
-end
-
--- Runs `tycho test ARGS...` inside dir (for .busted files, which busted reads from the cwd).
+-- Runs `tycho test ARGS...` inside dir (busted reads .busted files from the cwd, and a short
+-- relative path keeps file names whole in messages); returns code, closing line, output.
 local function runIn(dir, ...)
   local parts = { "cd", testing.quote(dir), "&&", testing.quote(tycho.executable), "test" }
   for i = 1, select("#", ...) do parts[#parts + 1] = testing.quote(select(i, ...)) end
   local code, out = testing.shell(table.concat(parts, " "))
   return code, out:match("(%d+ passed, %d+ failed[^\n]*)"), out
 end
+
+local function run(...) return runIn(FIX, ...) end
 
 local function lineOf(name, marker)
   local n = 0
@@ -34,101 +32,104 @@ end
 
 describe("tycho test", function()
   it("runs a passing file quietly and exits 0", function()
-    local code, closing, out = run(FIX .. "passing.lua")
+    local code, closing, out = run("passing.lua")
     assert.equals(0, code, out)
     assert.equals("3 passed, 0 failed", closing)
     assert.equals("3 passed, 0 failed\n", out)
   end)
 
   it("prints ok lines with --verbose", function()
-    local _, _, out = run("--verbose", FIX .. "passing.lua")
+    local _, _, out = run("--verbose", "passing.lua")
     assert.equals("ok   passing uses plain assert\nok   passing uses assert.equals\n"
       .. "ok   passing uses assert.same\n3 passed, 0 failed\n", out)
   end)
 
   it("prints each failure with its name and file:line, and exits 1", function()
-    local code, closing, out = run(FIX .. "failing.lua")
+    local code, closing, out = run("failing.lua")
     assert.equals(1, code, out)
     assert.equals("1 passed, 3 failed", closing)
-    contains(out, "FAIL failing suite compares numbers\n    " .. FIX .. "failing.lua:" .. lineOf("failing.lua", "equals")
+    contains(out, "FAIL failing suite compares numbers\n    failing.lua:" .. lineOf("failing.lua", "equals")
       .. ": Expected objects to be equal.")
-    contains(out, "FAIL failing suite uses plain assert\n    " .. FIX .. "failing.lua:" .. lineOf("failing.lua", "plain")
+    contains(out, "FAIL failing suite uses plain assert\n    failing.lua:" .. lineOf("failing.lua", "plain")
       .. ": plain boom")
-    contains(out, "FAIL failing suite indexes nil\n    " .. FIX .. "failing.lua:" .. lineOf("failing.lua", "index")
+    contains(out, "FAIL failing suite indexes nil\n    failing.lua:" .. lineOf("failing.lua", "index")
       .. ": attempt to index a nil value")
   end)
 
   it("counts a spec file that does not compile as a failure", function()
-    local code, closing, out = run(FIX .. "syntax.lua", FIX .. "passing.lua")
+    local code, closing, out = run("syntax.lua", "passing.lua")
     assert.equals(1, code, out)
     assert.equals("3 passed, 1 failed", closing)
-    contains(out, "FAIL " .. FIX .. "syntax.lua\n    " .. FIX .. "syntax.lua:4:")
+    contains(out, "FAIL syntax.lua\n    syntax.lua:4:")
   end)
 
   it("runs what busted users write: hooks, finally, luassert, custom assertions, spies, insulate", function()
-    local code, closing, out = run(FIX .. "features.lua")
+    local code, closing, out = run("features.lua")
     assert.equals(0, code, out)
     assert.equals("10 passed, 0 failed, 2 skipped", closing)
-    contains(out, "PEND busted features is pending by declaration (" .. FIX .. "features.lua:")
-    contains(out, "PEND busted features is pending from inside (" .. FIX .. "features.lua:")
+    contains(out, "PEND busted features is pending by declaration (features.lua:")
+    contains(out, "PEND busted features is pending from inside (features.lua:")
     contains(out, "): not yet\n")
   end)
 
   it("discovers *_spec.lua and *_test.lua files recursively", function()
-    local code, closing, out = run(FIX .. "discover")
+    local code, closing, out = run("discover")
     assert.equals(0, code, out)
     assert.equals("2 passed, 0 failed", closing)
   end)
 
   it("counts a missing path and a folder without specs as failures", function()
-    local code, closing, out = run(FIX .. "no_such_dir")
+    local code, closing, out = run("no_such_dir")
     assert.equals(1, code, out)
     assert.equals("0 passed, 2 failed", closing)
-    contains(out, "Cannot find file or directory: " .. FIX .. "no_such_dir")
-    code, closing, out = run(FIX .. "no_specs")
+    contains(out, "Cannot find file or directory: " .. "no_such_dir")
+    code, closing, out = run("no_specs")
     assert.equals(1, code, out)
     assert.equals("0 passed, 1 failed", closing)
     contains(out, "No test files found matching Lua pattern")
   end)
 
   it("selects tests with --filter, --filter-out, --tags and --exclude-tags", function()
-    local _, closing = run("--filter", "t[wh]", FIX .. "tagged.lua")
+    local _, closing = run("--filter", "t[wh]", "tagged.lua")
     assert.equals("2 passed, 0 failed", closing)
-    _, closing = run("--filter-out", "#fast", FIX .. "tagged.lua")
+    _, closing = run("--filter-out", "#fast", "tagged.lua")
     assert.equals("4 passed, 0 failed", closing)
-    _, closing = run("--tags", "fast", FIX .. "tagged.lua")
+    _, closing = run("--tags", "fast", "tagged.lua")
     assert.equals("2 passed, 0 failed", closing)
-    _, closing = run("--exclude-tags=slow,net", FIX .. "tagged.lua")
+    _, closing = run("--exclude-tags=slow,net", "tagged.lua")
     assert.equals("4 passed, 0 failed", closing)
   end)
 
   it("shuffles with --shuffle, the same way for the same --seed", function()
-    local _, _, first = run("--shuffle", "--seed", "3", "-v", FIX .. "tagged.lua")
-    local _, _, again = run("--shuffle", "--seed", "3", "-v", FIX .. "tagged.lua")
-    local _, _, inOrder = run("-v", FIX .. "tagged.lua")
+    local _, _, first = run("--shuffle", "--seed", "3", "-v", "tagged.lua")
+    local _, _, again = run("--shuffle", "--seed", "3", "-v", "tagged.lua")
+    local _, _, inOrder = run("-v", "tagged.lua")
     assert.equals(first, again)
     assert.are_not.equal(inOrder, first)
     contains(first, "6 passed, 0 failed")
   end)
 
   it("runs everything again with --repeat", function()
-    local _, closing = run("--repeat", "3", FIX .. "passing.lua")
+    local _, closing = run("--repeat", "3", "passing.lua")
     assert.equals("9 passed, 0 failed", closing)
   end)
 
   it("writes TAP and JUnit XML with --output, the closing line beside them on stderr", function()
-    local code, out = testing.shell("(" .. testing.quote(tycho.executable) .. " test -o tap --tags fast "
-      .. testing.quote(FIX .. "tagged.lua") .. " 2>/dev/null)")
+    local function stdout(...)
+      local parts = { "(cd", testing.quote(FIX), "&&", testing.quote(tycho.executable), "test" }
+      for i = 1, select("#", ...) do parts[#parts + 1] = testing.quote(select(i, ...)) end
+      return testing.shell(table.concat(parts, " ") .. " 2>/dev/null)")
+    end
+    local code, out = stdout("-o", "tap", "--tags", "fast", "tagged.lua")
     assert.equals(0, code)
     assert.equals("ok 1 - tagged one #fast\nok 2 - tagged three #fast #net\n1..2\n", out)
-    code, out = testing.shell("(" .. testing.quote(tycho.executable) .. " test --output=junit "
-      .. testing.quote(FIX .. "failing.lua") .. " 2>/dev/null)")
+    code, out = stdout("--output=junit", "failing.lua")
     assert.equals(1, code)
     contains(out, "<testsuites ")
     contains(out, "tests='4'")
     contains(out, "failures='2'") -- busted tells failed assertions from errors
     contains(out, "errors='1'")
-    local _, closing = run("-o", "plain", FIX .. "passing.lua")
+    local _, closing = run("-o", "plain", "passing.lua")
     assert.equals("3 passed, 0 failed", closing)
   end)
 
@@ -143,7 +144,7 @@ describe("tycho test", function()
   end)
 
   it("lists tests with --list and prints busted's version with --version", function()
-    local code, out = testing.exec("test", "--list", FIX .. "passing.lua")
+    local code, _, out = run("--list", "passing.lua")
     assert.equals(0, code, out)
     contains(out, "passing uses assert.same")
     code, out = testing.exec("test", "--version")
