@@ -40,6 +40,10 @@ local function isDir(p) return require("pl.path").isdir(p) end
 ---@param args? string[] the command line after `test`
 ---@return integer exitCode 0 when everything passed, 1 otherwise
 function M.main(args)
+  if not pcall(require, "busted.core") then
+    io.stderr:write("tycho test: busted 2 is not installed (Debian: apt-get install lua-busted lua-luassert lua-say)\n")
+    return 1
+  end
   local utils = require("busted.utils")
   local path = require("pl.path")
   local appName = "tycho test"
