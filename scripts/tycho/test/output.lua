@@ -2,7 +2,7 @@
 -- Prints each failure as it happens (`FAIL <full name>`, then `file:line: message` and the
 -- traceback, indented), each pending test (`PEND <full name> (file:line)`), and with
 -- --verbose an `ok   <full name>` line per passing test. The closing `N passed, N failed`
--- line is the driver's (tycho.test), so it counts every repeat of --repeat once.
+-- line is the driver's (tycho.test), which sums the counts of every --repeat run.
 -- Loaded by busted's output handler loader: a function of the options returning a handler.
 
 local function indent(text) return "    " .. text:gsub("\n", "\n    ") end
@@ -30,10 +30,18 @@ return function(options)
   local handler = require("busted.outputHandlers.base")()
   local write = function(s) io.write(s); io.stdout:flush() end
 
+  local HOOKS = { before_each = true, after_each = true, lazy_setup = true, lazy_teardown = true,
+    strict_setup = true, strict_teardown = true, setup = true, teardown = true }
+
   local function nameOf(element)
+    if element.descriptor == "file" then return element.name end
+    if HOOKS[element.descriptor] then -- a hook is named after its block: "outer inner (setup)"
+      local parent = busted.parent(element)
+      local block = parent and parent.descriptor ~= "file" and handler.getFullName(parent)
+      return (block and block .. " " or "") .. "(" .. (element.name or element.descriptor) .. ")"
+    end
     local name = handler.getFullName(element)
-    if element.descriptor == "file" or name == "" then return element.name or "tycho test" end
-    return name
+    return name ~= "" and name or "tycho test"
   end
 
   local function report(element, message, trace)
@@ -62,7 +70,8 @@ return function(options)
     return nil, true
   end
 
-  -- Failures and errors of tests, hooks, describes and files alike: each is counted as failed.
+  -- Failures and errors of tests, hooks, describes and files alike (busted publishes a
+  -- failing hook once per test it stops, and counts it so).
   handler.failed = function(element, _, message, trace)
     report(element, message, trace)
     return nil, true
