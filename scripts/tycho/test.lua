@@ -18,21 +18,6 @@ local OUTPUTS = {
 -- Handlers whose stdout is a document: the closing line goes to stderr beside them.
 local DOCUMENTS = { TAP = true, junit = true, json = true }
 
-local function renameOutputs(args)
-  local out = {}
-  for i, a in ipairs(args) do
-    local prev = args[i - 1]
-    if prev == "-o" or prev == "--output" then
-      out[i] = OUTPUTS[a] or a
-    else
-      local opt, value = a:match("^(%-%-output=)(.*)$")
-      if not opt then opt, value = a:match("^(%-o)(.+)$") end
-      out[i] = opt and (opt .. (OUTPUTS[value] or value)) or a
-    end
-  end
-  return out
-end
-
 local function isDir(p) return require("pl.path").isdir(p) end
 
 ---Entry point of `tycho test [OPTIONS] [PATH...]`: busted's options and .busted files, with
@@ -47,7 +32,7 @@ function M.main(args)
   local utils = require("busted.utils")
   local path = require("pl.path")
   local appName = "tycho test"
-  args = renameOutputs(args or {})
+  args = args or {}
   args[0] = appName
 
   local busted = require("busted.core")()
@@ -88,6 +73,7 @@ function M.main(args)
   if #cliArgs.cpath > 0 then package.cpath = (cliArgs.cpath .. ";" .. package.cpath):gsub(";;", ";") end
   for _, statement in ipairs(cliArgs.e) do assert(load(statement))() end
 
+  cliArgs.output = OUTPUTS[cliArgs.output] or cliArgs.output -- from the command line or .busted
   -- tycho's defaults where busted's would find nothing tycho used to run
   if #cliArgs.ROOT == 1 and cliArgs.ROOT[1] == "spec" and not isDir("spec") and isDir("tests") then
     cliArgs.ROOT = { "tests" }

@@ -141,6 +141,9 @@ describe("tycho test", function()
     code, closing, out = runIn(FIX .. "config", "--run", "fast")
     assert.equals(0, code, out)
     assert.equals("1 passed, 0 failed", closing)
+    code, closing, out = runIn(FIX .. "config", "--run", "tap") -- tycho's short output names too
+    assert.equals(0, code, out)
+    contains(out, "ok 2 - config check two\n1..2\n")
   end)
 
   it("lists tests with --list and prints busted's version with --version", function()
