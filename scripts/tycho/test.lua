@@ -34,6 +34,13 @@ function M.main(args)
   local appName = "tycho test"
   args = args or {}
   args[0] = appName
+  for _, a in ipairs(args) do
+    -- busted would re-run itself under another interpreter; specs run in tycho's Lua 5.4
+    if a == "--lua" or a:match("^%-%-lua=") then
+      io.stderr:write(appName .. ": error: --lua is not supported: specs run in tycho's own Lua 5.4\n")
+      return 1
+    end
+  end
 
   local busted = require("busted.core")()
   local cli = require("busted.modules.cli")({ standalone = false, output = OUTPUTS.tycho })
