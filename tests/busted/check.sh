@@ -8,6 +8,9 @@
 # run in the folder with no arguments as busted would be, must end on the closing line in
 # expected.txt; where the `busted` command and lua5.4 are installed (.ci/deps installs both),
 # busted's own summary must give the same counts.
+# The libraries are copied as they are (module, spec/, licence) from their authors' repositories
+# (kikito/middleclass aa8f88b, kikito/inspect.lua a8ca312, kikito/tween.lua 9cdcd39,
+# kikito/semver.lua a4b708b).
 # usage: sh tests/busted/check.sh TYCHO
 set -u
 tycho=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
