@@ -28,7 +28,7 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: tycho run PATH [--headless] [--frames N] [--screenshot FILE] [--no-watch]\n"
           "                      [--width W --height H] [--dt SECONDS]\n"
-          "       tycho test [PATH...]\n"
+          "       tycho test [OPTIONS] [PATH...]\n"
           "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] [--data DIR] [--no-watch]\n"
           "       tycho version | --version\n"
           "       tycho help | --help | -h\n"
@@ -40,7 +40,8 @@ static void usage(FILE *f) {
           "         --screenshot FILE writes a PNG after the last frame (the first without --frames);\n"
           "         --dt gives every frame the same delta (reproducible images and benchmarks);\n"
           "         --no-watch turns hot reload of the game's files off\n"
-          "  test   runs every *_spec.lua and *_test.lua under each PATH (default tests/)\n"
+          "  test   runs every *_spec.lua and *_test.lua under each PATH (default spec/, else tests/)\n"
+          "         with busted 2: its options (tycho test --help), .busted files and assertions\n"
           "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules);\n"
           "         --data DIR holds the store (default data); --no-watch turns module hot reload off;\n"
           "         every option: tycho serve --help\n");
@@ -340,14 +341,10 @@ static int cmd_test(int argc, char **argv) {
     return 1;
   }
   lua_getfield(L, -1, "main");
-  lua_createtable(L, argc ? argc : 1, 0);
+  lua_createtable(L, argc, 0);
   for (int i = 0; i < argc; i++) {
     lua_pushstring(L, argv[i]);
     lua_rawseti(L, -2, i + 1);
-  }
-  if (!argc) {
-    lua_pushliteral(L, "tests");
-    lua_rawseti(L, -2, 1);
   }
   int code = 1;
   if (ty_host_call(L, 1, 1, "test runner")) code = (int)lua_tointeger(L, -1);

@@ -34,8 +34,8 @@ describe("prefabs", function()
     end)
 
     it("checks its arguments", function()
-      assert.has_error(function() tycho.prefab(5, {}) end, "bad argument #1 to 'prefab'")
-      assert.has_error(function() tycho.prefab("p", 5) end, "bad argument #2 to 'prefab'")
+      assert.error_matches(function() tycho.prefab(5, {}) end, "bad argument #1 to 'prefab'", nil, true)
+      assert.error_matches(function() tycho.prefab("p", 5) end, "bad argument #2 to 'prefab'", nil, true)
     end)
 
     it("registering a name again replaces the definition", function()
@@ -110,7 +110,7 @@ describe("prefabs", function()
     end)
 
     it("rejects a malformed component entry clearly", function()
-      assert.has_error(function() scene:spawn({ components = { Health } }) end, "prefab component #1")
+      assert.error_matches(function() scene:spawn({ components = { Health } }) end, "prefab component #1", nil, true)
     end)
   end)
 
@@ -161,13 +161,13 @@ describe("prefabs", function()
     end)
 
     it("reports an unknown child prefab name clearly", function()
-      assert.has_error(function() scene:spawn({ children = { "prefab_spec.nochild" } }) end,
-        "unknown prefab 'prefab_spec.nochild'")
+      assert.error_matches(function() scene:spawn({ children = { "prefab_spec.nochild" } }) end,
+        "unknown prefab 'prefab_spec.nochild'", nil, true)
     end)
 
     it("checks its argument", function()
-      assert.has_error(function() scene:spawn(5) end, "bad argument #1 to 'spawn'")
-      assert.has_error(function() scene:spawn() end, "bad argument #1 to 'spawn'")
+      assert.error_matches(function() scene:spawn(5) end, "bad argument #1 to 'spawn'", nil, true)
+      assert.error_matches(function() scene:spawn() end, "bad argument #1 to 'spawn'", nil, true)
     end)
 
     it("during a tick defers like scene:add", function()

@@ -285,7 +285,7 @@ describe("tycho.sandbox: escape routes", function()
 
   it("rejects arguments that would share host objects", function()
     local r = scene("function onUpdate() end")
-    assert.has_error(function() r._vm:call("onUpdate", {}) end, "only nil, booleans, numbers and strings")
+    assert.error_matches(function() r._vm:call("onUpdate", {}) end, "only nil, booleans, numbers and strings", nil, true)
     r:close()
   end)
 
@@ -521,11 +521,11 @@ describe("tycho.sandbox: the host's share of a scene is capped", function()
   end)
 
   it("checks the cap options", function()
-    assert.has_error(function() tycho.sandbox.load("x = 1", { maxEntries = -1 }) end,
-      "bad argument #2 to 'load' ('maxEntries' must be an integer in 0..4294967295, got -1)")
-    assert.has_error(function() tycho.sandbox.load("x = 1", { maxStateBytes = 1.5 }) end, "'maxStateBytes' must be")
-    assert.has_error(function() tycho.sandbox.load("x = 1", { maxMessagesPerCall = "many" }) end,
-      "'maxMessagesPerCall' must be")
+    assert.error_matches(function() tycho.sandbox.load("x = 1", { maxEntries = -1 }) end,
+      "bad argument #2 to 'load' ('maxEntries' must be an integer in 0..4294967295, got -1)", nil, true)
+    assert.error_matches(function() tycho.sandbox.load("x = 1", { maxStateBytes = 1.5 }) end, "'maxStateBytes' must be", nil, true)
+    assert.error_matches(function() tycho.sandbox.load("x = 1", { maxMessagesPerCall = "many" }) end,
+      "'maxMessagesPerCall' must be", nil, true)
     local r = scene("function onUpdate() end", { maxEntries = 0, maxStateBytes = 0, maxMessagesPerCall = 0 })
     assert.is_true(r:update(0))
     r:close()
@@ -745,8 +745,21 @@ do
         "table.pack(1, 2).n", "load('return 1 + 1')()", "pcall(string.rep)", "pcall(table.insert, {}, 5, 1)",
         "pcall(string.byte)", "pcall(table.concat, {{}})", "pcall(utf8.char, -1)", "pcall(select, 0)",
       }
+      -- Stock Lua names a library function in an error by its place in package.loaded; the
+      -- runner's own modules (penlight's pl.List.push is table.insert) are set aside meanwhile.
+      local stockLoaded = { _G = true, package = true, coroutine = true, table = true, io = true,
+        os = true, string = true, math = true, utf8 = true, debug = true }
+      local function stockCall(expr)
+        local aside = {}
+        for name, mod in pairs(package.loaded) do
+          if not stockLoaded[name] then aside[name], package.loaded[name] = mod, nil end
+        end
+        local result = table.pack(load("return " .. expr)())
+        for name, mod in pairs(aside) do package.loaded[name] = mod end
+        return result
+      end
       for _, expr in ipairs(calls) do
-        local stock = table.pack(load("return " .. expr)())
+        local stock = stockCall(expr)
         local seen
         local r = tycho.sandbox.load(([[function onUpdate()
           local r = table.pack(%s)

@@ -1,0 +1,26 @@
+-- Failures of each kind, counted the same way by busted and tycho test.
+describe("failures", function()
+  it("fails an assertion", function() assert.equals(1, 2) end)
+  it("raises an error", function() error("boom") end)
+  it("fails, and its finally fails too", function()
+    finally(function() error("finally boom") end)
+    assert.is_true(false)
+  end)
+  it("passes", function() end)
+
+  describe("a failing before_each", function()
+    before_each(function() error("hook boom") end)
+    it("is not run", function() end)
+    it("is not run either", function() end)
+  end)
+
+  describe("a failing strict setup", function()
+    setup(function() error("setup boom") end)
+    it("is not run", function() end)
+  end)
+
+  describe("a describe that raises", function()
+    it("is collected before the error", function() end)
+    error("describe boom")
+  end)
+end)

@@ -1,0 +1,86 @@
+-- The busted features a library's suite uses, on a small queue.
+local Queue = require("queue")
+
+describe("Queue", function()
+  local q, setups = nil, 0
+
+  setup(function() setups = setups + 1 end)
+  teardown(function() assert.equals(1, setups) end)
+  before_each(function() q = Queue.new() end)
+  after_each(function() q = nil end)
+
+  it("starts empty", function()
+    assert.is.empty_queue(q)
+    assert.equals(0, q:size())
+  end)
+
+  context("push and pop", function()
+    lazy_setup(function() setups = setups end)
+    strict_teardown(function() end)
+
+    it("keeps first-in first-out order", function()
+      q:push(1); q:push(2)
+      assert.are.equal(1, q:pop())
+      assert.are.equal(2, q:pop())
+      q:push(3)
+      assert.is_not.empty_queue(q)
+    end)
+
+    spec("refuses nil with the caller's position", function()
+      assert.has_error(function() q:push(nil) end, "cannot push nil")
+      assert.error_matches(function() q:push(nil) end, "^cannot push")
+    end)
+
+    test("raises a table when empty", function()
+      assert.has_error(function() q:pop() end, { code = "empty" })
+      local callable = setmetatable({}, { __call = function() return q:pop() end })
+      assert.error(callable)
+    end)
+  end)
+
+  describe("spies, stubs and mocks", function()
+    it("sees onPush called with each value", function()
+      q.onPush = spy.new(function() end)
+      q:push("a")
+      assert.spy(q.onPush).was.called_with("a")
+      assert.spy(q.onPush).was.called(1)
+      assert.spy(q.onPush).was_not.called_with(match.is_number())
+    end)
+
+    it("stubs and reverts a method", function()
+      local s = stub(Queue, "size").returns(42)
+      assert.equals(42, q:size())
+      s:revert()
+      assert.equals(0, q:size())
+    end)
+
+    it("mocks a whole table", function()
+      local m = mock({ push = function() end })
+      m.push(1)
+      assert.stub(m.push).was.called_with(1)
+    end)
+  end)
+
+  it("runs finally even when the test fails later", function()
+    local closed = false
+    finally(function() closed = true end)
+    assert.is_false(closed)
+    assert.not_error(function() q:push(1) end)
+  end)
+
+  insulate("an insulated block", function()
+    it("sets a global", function() _G.queueGlobal = 1 end)
+  end)
+  expose("an exposed block", function()
+    it("sets a global", function() _G.exposedGlobal = 1 end)
+  end)
+  it("sees only the exposed global", function()
+    assert.is_nil(_G.queueGlobal)
+    assert.equals(1, _G.exposedGlobal)
+  end)
+
+  it("is skipped by --exclude-tags=slow #slow", function() end)
+  it("is left out by the .busted default #manual", function() error("not run") end)
+  pending("drains in bulk")
+  it("is pending from the inside", function() pending("later") end)
+end)
