@@ -4,3 +4,4 @@ require("tycho.errors") -- before any scene raises: the default report of caught
 require("tycho.component")
 require("tycho.prefab")
 require("tycho.render")
+require("tycho.physics")
