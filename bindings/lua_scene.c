@@ -1636,8 +1636,8 @@ static int scene_index(lua_State *L) {
     scene_data(L, 1, k);
     return 1;
   }
-  if (strcmp(k, "physics2d") == 0) {
-    ty_lua_physics_push_world(L, 1, 2);
+  if (strcmp(k, "physics2d") == 0 || strcmp(k, "physics") == 0) {
+    ty_lua_physics_push_world(L, 1, k[7] == '2' ? 2 : 3);
     return 1;
   }
   if (strcmp(k, "roots") == 0) {

@@ -1,14 +1,17 @@
--- scripts/tycho/physics.lua: the 2D physics components (RigidBody2D, BoxCollider2D,
--- CircleCollider2D, PolygonCollider2D) over tycho._physics (bindings/lua_physics.c).
+-- scripts/tycho/physics.lua: the physics components over bindings/lua_physics.c: 2D
+-- (RigidBody2D, BoxCollider2D, CircleCollider2D, PolygonCollider2D; tycho._physics, Box2D)
+-- and 3D (RigidBody, BoxCollider, SphereCollider, CapsuleCollider, MeshCollider;
+-- tycho._physics3d, Bullet).
 --
 -- A body is built from its object's components when the object's scene next reaches its
--- physics phase (or at once when a script asks the body for something): the RigidBody2D
--- (none means static) and every 2D collider on the object. Adding or removing one of
--- them rebuilds the body, keeping its velocity. Fields live in a store beside each
--- instance so reads and writes reach the body.
+-- physics phase (or at once when a script asks the body for something): the rigid body
+-- (none means static) and every collider of the same dimension on the object. Adding or
+-- removing one of them rebuilds the body, keeping its velocity. Fields live in a store
+-- beside each instance so reads and writes reach the body.
 
 local tycho = require("tycho")
 local P = tycho._physics
+local P3 = tycho._physics3d
 
 local stores = setmetatable({}, { __mode = "k" }) -- instance -> its field store
 
@@ -51,18 +54,8 @@ end
 
 local function sceneOf(go) return go.scene end
 
--- Builds (or rebuilds, or removes) go's body in scene from its components now.
-local function build(scene, go)
+local function build2d(scene, go, body, colliders)
   local vx, vy, av = P.destroyBody(go.id)
-  local body, colliders = nil, {}
-  for _, c in ipairs(go:getComponents()) do
-    local s = stores[c]
-    if s and s.isBody then
-      body = body or c
-    elseif s and s.shape then
-      colliders[#colliders + 1] = s
-    end
-  end
   if not body and #colliders == 0 then return end
   local bs = body and stores[body] or { type = "static" }
   P.createBody(scene.physics2d, go, bs)
@@ -87,6 +80,50 @@ local function build(scene, go)
     P.set(go, "angularVelocity", bs.angularVelocity)
     bs.angularVelocity = nil
   end
+end
+
+local function build3d(scene, go, body, colliders)
+  local v, av = P3.destroyBody(go.id)
+  if not body and #colliders == 0 then return end
+  local bs = body and stores[body] or { type = "static" }
+  local shapes = {}
+  for i, cs in ipairs(colliders) do
+    local shape = cs.shape
+    shape.trigger = cs.trigger
+    shapes[i] = shape
+  end
+  -- Bullet takes friction and restitution per body: the first collider's override wins.
+  local opts = setmetatable({
+    friction = colliders[1] and colliders[1].friction or bs.friction,
+    restitution = colliders[1] and colliders[1].restitution or bs.restitution,
+  }, { __index = bs })
+  if not P3.createBody(scene.physics, go, opts, shapes) then
+    io.stderr:write(("tycho: %s: a MeshCollider needs a static body and to be its only collider; no body made\n")
+      :format(tostring(go)))
+    return
+  end
+  v = v or bs.velocity
+  av = av or bs.angularVelocity
+  bs.velocity, bs.angularVelocity = nil, nil
+  if bs.type == "dynamic" then
+    if v then P3.set(go, "velocity", v) end
+    if av then P3.set(go, "angularVelocity", av) end
+  end
+end
+
+-- Builds (or rebuilds, or removes) go's bodies in scene from its components now.
+local function build(scene, go)
+  local body, colliders, body3, colliders3 = nil, {}, nil, {}
+  for _, c in ipairs(go:getComponents()) do
+    local s = stores[c]
+    if s and s.isBody then
+      if s.dims == 3 then body3 = body3 or c else body = body or c end
+    elseif s and s.shape then
+      if s.dims == 3 then colliders3[#colliders3 + 1] = s else colliders[#colliders + 1] = s end
+    end
+  end
+  build2d(scene, go, body, colliders)
+  build3d(scene, go, body3, colliders3)
 end
 
 -- Builds every waiting object that is in scene; the others keep waiting (or are dropped
@@ -117,7 +154,8 @@ local function live(self)
     local s = go.scene
     if s then flush(s) end
   end
-  if P.hasBody(go.id) then return go end
+  local Pd = stores[self].dims == 3 and P3 or P
+  if Pd.hasBody(go.id) then return go end
   return nil
 end
 
@@ -128,7 +166,7 @@ end
 
 -- A component class whose fields go through get(self, store, key) and set(self, store,
 -- key, value); other keys are plain instance fields.
-local function nativeClass(name, fields)
+local function nativeClass(name, fields, dims)
   local class = tycho.component(name)
   rawset(class, "__class", class)
   rawset(class, "__index", function(self, key)
@@ -147,7 +185,7 @@ local function nativeClass(name, fields)
   end)
   rawset(class, "new", function(...)
     local self = setmetatable({}, class)
-    stores[self] = {}
+    stores[self] = { dims = dims }
     local init = class.init
     if init then init(self, ...) end
     return self
@@ -424,5 +462,240 @@ function PolygonCollider2D:init(opts)
   s.shape = { kind = "polygon", points = copy }
 end
 tycho.PolygonCollider2D = PolygonCollider2D
+
+-- ---------------------------------------------------------------------------------------
+-- 3D: RigidBody and its colliders (Bullet)
+
+-- {x=, y=, z=}, {x, y, z} or a Vec3 -> x, y, z; nil for anything else.
+local function readVec3(v)
+  local t = type(v)
+  if t == "table" or (t == "userdata" and typeName(v) == "Vec3") then
+    local x, y, z
+    if t == "table" then x, y, z = v.x or v[1], v.y or v[2], v.z or v[3] else x, y, z = v.x, v.y, v.z end
+    if type(x) == "number" and type(y) == "number" and type(z) == "number" then return x, y, z end
+  end
+  return nil
+end
+
+local function checkVec3(v, n, fname, level)
+  local x, y, z = readVec3(v)
+  if not x then argError(n, fname, "Vec3 expected, got " .. typeName(v), level + 1) end
+  return tycho.vec3(x, y, z)
+end
+
+-- A field of a 3D body: Bullet makes a body whole, so a change rebuilds it.
+local function rebuildField(check)
+  return {
+    get = stored,
+    set = function(self, s, key, value)
+      s[key] = check(value, key)
+      changed(self)
+    end,
+  }
+end
+
+local function check3(fn) -- RigidBody2D's checks, naming RigidBody
+  return function(v, key)
+    local ok, err = pcall(fn, v, key)
+    if not ok then error((tostring(err):gsub("^.-RigidBody2D", "RigidBody")), 4) end
+    return err
+  end
+end
+
+---@class tycho.RigidBody: tycho.Component
+---@field type "dynamic"|"static"|"kinematic"
+---@field mass number
+---@field friction number
+---@field restitution number
+---@field linearDamping number
+---@field angularDamping number
+---@field gravityScale number
+---@field lockRotation boolean
+---@field velocity tycho.Vec3 game units per second (a copy: assign it, or call setVelocity)
+---@field angularVelocity tycho.Vec3 radians per second about each axis
+---@field sleeping boolean
+local RigidBody = nativeClass("RigidBody", {
+  type = rebuildField(check3(typeCheck)),
+  mass = {
+    get = function(self, s)
+      local go = live(self)
+      if go and s.type == "dynamic" then return P3.get(go, "mass") end
+      return s.mass
+    end,
+    set = rebuildField(check3(massCheck)).set,
+  },
+  friction = rebuildField(check3(numberCheck(0))),
+  restitution = rebuildField(check3(numberCheck(0))),
+  linearDamping = rebuildField(check3(numberCheck(0))),
+  angularDamping = rebuildField(check3(numberCheck(0))),
+  gravityScale = rebuildField(check3(numberCheck())),
+  lockRotation = rebuildField(function(v) return v and true or false end),
+  velocity = {
+    get = function(self, s)
+      local go = live(self)
+      if go then return P3.get(go, "velocity") end
+      return s.velocity and s.velocity:clone() or tycho.vec3(0, 0, 0)
+    end,
+    set = function(self, _, _, v) self:setVelocity(v) end,
+  },
+  angularVelocity = {
+    get = function(self, s)
+      local go = live(self)
+      if go then return P3.get(go, "angularVelocity") end
+      return s.angularVelocity and s.angularVelocity:clone() or tycho.vec3(0, 0, 0)
+    end,
+    set = function(self, s, _, v)
+      v = checkVec3(v, 1, "angularVelocity", 2)
+      local go = live(self)
+      if go then P3.set(go, "angularVelocity", v) else s.angularVelocity = v end
+    end,
+  },
+  sleeping = {
+    get = function(self)
+      local go = live(self)
+      return go ~= nil and P3.get(go, "sleeping")
+    end,
+  },
+}, 3)
+
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
+function RigidBody:init(opts)
+  RigidBody2D.init(self, opts)
+end
+
+---Sets the linear velocity (units per second).
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function RigidBody:setVelocity(v)
+  v = checkVec3(v, 1, "setVelocity", 2)
+  local go = live(self)
+  if go then P3.set(go, "velocity", v) else stores[self].velocity = v end
+end
+
+---Applies a force at the centre of mass until the next step.
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function RigidBody:applyForce(v)
+  v = checkVec3(v, 1, "applyForce", 2)
+  local go = live(self)
+  if go then P3.apply(go, "force", v) end
+end
+
+---Applies an impulse at the centre of mass: the velocity changes at once.
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function RigidBody:applyImpulse(v)
+  v = checkVec3(v, 1, "applyImpulse", 2)
+  local go = live(self)
+  if go then
+    P3.apply(go, "impulse", v)
+  else
+    local s = stores[self]
+    local vel = s.velocity or tycho.vec3(0, 0, 0)
+    s.velocity = vel + v * (1 / s.mass)
+  end
+end
+
+---Wakes a sleeping body.
+function RigidBody:wake()
+  local go = live(self)
+  if go then P3.set(go, "awake", true) end
+end
+
+tycho.RigidBody = RigidBody
+
+local function center3(opts, fname)
+  if opts.center == nil then return { x = 0, y = 0, z = 0 } end
+  local x, y, z = readVec3(opts.center)
+  if not x then argError(1, fname, "center must be a Vec3 or {x=, y=, z=}, got " .. typeName(opts.center), 4) end
+  return { x = x, y = y, z = z }
+end
+
+---@class tycho.BoxCollider: tycho.Component
+---@field trigger boolean
+local BoxCollider = nativeClass("BoxCollider", colliderFields("BoxCollider"), 3)
+
+---@param opts? {size?: {x: number, y: number, z: number}, center?: {x: number, y: number, z: number}, trigger?: boolean, friction?: number, restitution?: number} size: full extents
+function BoxCollider:init(opts)
+  opts = checkOpts(opts, "new")
+  local x, y, z = 1, 1, 1
+  if opts.size ~= nil then
+    x, y, z = readVec3(opts.size)
+    if not x or not (x > 0 and y > 0 and z > 0) then
+      argError(1, "new", "size must be a Vec3 or {x=, y=, z=} of numbers > 0, got " .. typeName(opts.size), 3)
+    end
+  end
+  local s = stores[self]
+  local c = center3(opts, "new")
+  colliderInit(s, opts, "new")
+  s.shape = { kind = "box", size = { x = x, y = y, z = z }, center = c }
+end
+tycho.BoxCollider = BoxCollider
+
+---@class tycho.SphereCollider: tycho.Component
+---@field trigger boolean
+local SphereCollider = nativeClass("SphereCollider", colliderFields("SphereCollider"), 3)
+
+---@param opts? {radius?: number, center?: {x: number, y: number, z: number}, trigger?: boolean, friction?: number, restitution?: number}
+function SphereCollider:init(opts)
+  opts = checkOpts(opts, "new")
+  local r = optNumber(opts, "radius", 0.5, "new", 0)
+  if not (r > 0) then argError(1, "new", "radius must be a number > 0, got " .. tostring(r), 3) end
+  local s = stores[self]
+  local c = center3(opts, "new")
+  colliderInit(s, opts, "new")
+  s.shape = { kind = "sphere", radius = r, center = c }
+end
+tycho.SphereCollider = SphereCollider
+
+---@class tycho.CapsuleCollider: tycho.Component
+---@field trigger boolean
+local CapsuleCollider = nativeClass("CapsuleCollider", colliderFields("CapsuleCollider"), 3)
+
+---@param opts? {radius?: number, height?: number, center?: {x: number, y: number, z: number}, trigger?: boolean, friction?: number, restitution?: number} along Y; height counts the caps
+function CapsuleCollider:init(opts)
+  opts = checkOpts(opts, "new")
+  local r = optNumber(opts, "radius", 0.5, "new", 0)
+  local h = optNumber(opts, "height", 2, "new", 0)
+  if not (r > 0) then argError(1, "new", "radius must be a number > 0, got " .. tostring(r), 3) end
+  if h < 2 * r then argError(1, "new", ("height must be at least twice the radius (%g), got %g"):format(2 * r, h), 3) end
+  local s = stores[self]
+  local c = center3(opts, "new")
+  colliderInit(s, opts, "new")
+  s.shape = { kind = "capsule", radius = r, height = h, center = c }
+end
+tycho.CapsuleCollider = CapsuleCollider
+
+---@class tycho.MeshCollider: tycho.Component
+---@field trigger boolean
+local MeshCollider = nativeClass("MeshCollider", colliderFields("MeshCollider"), 3)
+
+---A triangle mesh for static bodies (ground, level geometry).
+---@param opts {mesh: {vertices: number[], indices: integer[]}, trigger?: boolean, friction?: number, restitution?: number} vertices = {x1, y1, z1, ...}; indices count from 1, three per triangle
+function MeshCollider:init(opts)
+  opts = checkOpts(opts, "new")
+  local m = opts.mesh
+  if type(m) ~= "table" or type(m.vertices) ~= "table" or type(m.indices) ~= "table" then
+    argError(1, "new", "mesh must be a table {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}}, got "
+      .. typeName(m), 3)
+  end
+  local nv, ni = #m.vertices, #m.indices
+  if nv < 9 or nv % 3 ~= 0 then argError(1, "new", ("mesh.vertices must hold x, y, z triples, got %d numbers"):format(nv), 3) end
+  if ni < 3 or ni % 3 ~= 0 then argError(1, "new", ("mesh.indices must hold three per triangle, got %d"):format(ni), 3) end
+  local verts, idx = {}, {}
+  for i = 1, nv do
+    local v = m.vertices[i]
+    if type(v) ~= "number" then argError(1, "new", ("mesh.vertices[%d] must be a number, got %s"):format(i, typeName(v)), 3) end
+    verts[i] = v
+  end
+  for i = 1, ni do
+    local v = m.indices[i]
+    if math.type(v) ~= "integer" or v < 1 or v > nv // 3 then
+      argError(1, "new", ("mesh.indices[%d] must be a vertex number 1..%d, got %s"):format(i, nv // 3, tostring(v)), 3)
+    end
+    idx[i] = v
+  end
+  local s = stores[self]
+  colliderInit(s, opts, "new")
+  s.shape = { kind = "mesh", vertices = verts, indices = idx }
+end
+tycho.MeshCollider = MeshCollider
 
 return {}
