@@ -5,7 +5,7 @@
  *
  * Each body belongs to one GameObject. The world keeps a record per body: its handle,
  * the object, and the local position and rotation last seen or written. At the physics
- * phase every local table is read back once (ty_transforms_sync); a record whose local
+ * phase each body's object has its local tables read back (ty_lua_pull); a record whose local
  * values differ from the last ones was moved by the game: a kinematic body is driven
  * there through the step (so it pushes what it meets), any other body is placed there.
  * After the step, dynamic bodies that moved are written back through ty_lua_set_local,
@@ -829,6 +829,9 @@ static void drop_strays(lua_State *L, lworld2d *w, ty_scene *S) {
   ty_world *W = world_of(L);
   for (uint32_t i = w->count; i-- > 0;)
     if (!ty_object_alive(W, w->recs[i].go) || ty_object_scene(W, w->recs[i].go) != S) remove_rec(L, w, i);
+  /* Only the bodies' own tables (and their ancestors') are read back: objects without a
+   * body cost the step nothing. */
+  for (uint32_t i = 0; i < w->count; i++) ty_lua_pull(L, w->recs[i].go);
 }
 
 static void step2d(lua_State *L, lworld2d *w, float dt) {
@@ -919,7 +922,6 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   }
   lworld2d *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
   if ((!w2 && !w3) || !(dt > 0)) return;
-  ty_transforms_sync(ty_world_transforms(world_of(L))); /* every local table read back once */
   if (w2) {
     drop_strays(L, w2, S);
     step2d(L, w2, (float)dt);

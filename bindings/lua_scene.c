@@ -202,6 +202,8 @@ static void pull_chain(lua_State *L, ty_id id) {
   if (list) lua_settop(L, list - 1);
 }
 
+void ty_lua_pull(lua_State *L, ty_id id) { pull_chain(L, id); }
+
 /* Pushes the local table of kind for the GameObject g at go_idx, making it on first use. */
 static void push_local(lua_State *L, int go_idx, ty_go *g, int kind) {
   if (lua_getiuservalue(L, go_idx, UV_VIEWS + kind) != LUA_TNIL) return;

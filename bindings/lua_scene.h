@@ -47,6 +47,9 @@ ty_lscene *ty_check_scene(lua_State *L, int idx);
  * next transform write or sync. */
 const float *ty_lua_world_matrix(lua_State *L, ty_id id);
 
+/* Reads back the local tables Lua holds for id and its ancestors (compare on read): what a
+ * C reader of its transform (the physics step) must do first. */
+void ty_lua_pull(lua_State *L, ty_id id);
 /* Writes v into local kind (0 position, 1 rotation, 2 scale) of the live object id: its
  * transform, and its Lua table when Lua holds one, so compare-on-read sees no change. What
  * a C writer (physics write-back) must use instead of ty_transform_write. */
