@@ -54,6 +54,9 @@ typedef struct pctx {
 
 static const char pctx_key = 0;
 static const char flush_key = 0;
+static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
+
+static void commit_views(lua_State *L);
 
 static pctx *pctx_get(lua_State *L) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &pctx_key);
@@ -442,6 +445,7 @@ static int p_add_shape(lua_State *L) {
 
 /* P.destroyBody(go) -> vx, vy, w (the velocities it had), or nothing when it had none. */
 static int p_destroy_body(lua_State *L) {
+  commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld2d *w = NULL;
   body_rec *r = rec_of(L, 2, id, &w);
@@ -469,10 +473,9 @@ static int p_get(lua_State *L) {
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "velocity") == 0) {
-    float v[2];
-    ty_body2d_velocity(w->w, r->body, v);
-    ty_push_vec3(L, v[0] * w->upm, v[1] * w->upm, 0);
+    ty_push_view(L, r->go, TY_VIEW_VELOCITY_2D);
   } else if (strcmp(k, "angularVelocity") == 0) {
+    commit_views(L);
     lua_pushnumber(L, ty_body2d_angular_velocity(w->w, r->body));
   } else if (strcmp(k, "sleeping") == 0) {
     lua_pushboolean(L, !ty_body2d_awake(w->w, r->body));
@@ -487,6 +490,7 @@ static int p_get(lua_State *L) {
 /* P.set(go, key, value): velocity ({x,y}), angularVelocity, mass, damping (l, a),
  * gravityScale, lockRotation, type */
 static int p_set(lua_State *L) {
+  commit_views(L);
   lworld2d *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
@@ -516,6 +520,7 @@ static int p_set(lua_State *L) {
 
 /* P.apply(go, "force"|"impulse", v) */
 static int p_apply(lua_State *L) {
+  commit_views(L);
   lworld2d *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
@@ -714,6 +719,7 @@ static int p3_create_body(lua_State *L) {
 
 /* P3.destroyBody(go id) -> velocity, angularVelocity (Vec3s), or nothing. */
 static int p3_destroy_body(lua_State *L) {
+  commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld2d *w = NULL;
   body_rec *r = rec_of(L, 3, id, &w);
@@ -732,12 +738,11 @@ static int p3_get(lua_State *L) {
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[3];
+  (void)v;
   if (strcmp(k, "velocity") == 0) {
-    ty_body3d_velocity(w->w3, r->body, v);
-    ty_push_vec3(L, v[0], v[1], v[2]);
+    ty_push_view(L, r->go, TY_VIEW_VELOCITY_3D);
   } else if (strcmp(k, "angularVelocity") == 0) {
-    ty_body3d_angular_velocity(w->w3, r->body, v);
-    ty_push_vec3(L, v[0], v[1], v[2]);
+    ty_push_view(L, r->go, TY_VIEW_ANGULAR_3D);
   } else if (strcmp(k, "sleeping") == 0) {
     lua_pushboolean(L, !ty_body3d_awake(w->w3, r->body));
   } else if (strcmp(k, "mass") == 0) {
@@ -749,6 +754,7 @@ static int p3_get(lua_State *L) {
 }
 
 static int p3_set(lua_State *L) {
+  commit_views(L);
   lworld2d *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
@@ -765,6 +771,7 @@ static int p3_set(lua_State *L) {
 }
 
 static int p3_apply(lua_State *L) {
+  commit_views(L);
   lworld2d *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
@@ -773,6 +780,74 @@ static int p3_apply(lua_State *L) {
   if (strcmp(k, "force") == 0) ty_body3d_apply_force(w->w3, r->body, v);
   else ty_body3d_apply_impulse(w->w3, r->body, v);
   return 0;
+}
+
+/* ---- live velocity views ---- */
+
+static body_rec *view_body(lua_State *L, const ty_vec *u, lworld2d **w) {
+  return rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
+}
+
+/* What was written into the velocity views since the last commit reaches their bodies. */
+static void commit_views(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_views_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  int t = lua_gettop(L);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, t, i);
+    ty_vec *u = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, t, i);
+    lworld2d *w = NULL;
+    body_rec *r = u ? view_body(L, u, &w) : NULL;
+    if (!r) continue; /* the body went away meanwhile: nothing to write to */
+    if (u->view == TY_VIEW_VELOCITY_2D) {
+      ty_body2d_set_velocity(w->w, r->body, u->v[0] / w->upm, u->v[1] / w->upm);
+      ty_body2d_set_awake(w->w, r->body, true);
+    } else if (u->view == TY_VIEW_VELOCITY_3D) {
+      ty_body3d_set_velocity(w->w3, r->body, u->v);
+    } else {
+      ty_body3d_set_angular_velocity(w->w3, r->body, u->v);
+    }
+  }
+  lua_pop(L, 1);
+}
+
+float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write) {
+  commit_views(L);
+  lworld2d *w = NULL;
+  body_rec *r = view_body(L, u, &w);
+  if (!r) luaL_error(L, "this velocity's body is gone (its object was destroyed or lost its body)");
+  if (u->view == TY_VIEW_VELOCITY_2D) {
+    float v[2];
+    ty_body2d_velocity(w->w, r->body, v);
+    u->v[0] = v[0] * w->upm, u->v[1] = v[1] * w->upm, u->v[2] = 0;
+  } else if (u->view == TY_VIEW_VELOCITY_3D) {
+    ty_body3d_velocity(w->w3, r->body, u->v);
+  } else {
+    ty_body3d_angular_velocity(w->w3, r->body, u->v);
+  }
+  if (write) {
+    /* The view is an argument of the running C function: find it to keep it till commit. */
+    for (int i = 1; i <= lua_gettop(L); i++) {
+      if (lua_touserdata(L, i) != u) continue;
+      if (lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_views_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &pending_views_key);
+      }
+      lua_pushvalue(L, i);
+      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+      lua_pop(L, 1);
+      break;
+    }
+  }
+  return u->v;
 }
 
 /* ---- the tick ---- */
@@ -920,6 +995,7 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   } else {
     lua_pop(L, 1);
   }
+  commit_views(L);
   lworld2d *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
   if ((!w2 && !w3) || !(dt > 0)) return;
   if (w2) {

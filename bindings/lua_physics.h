@@ -17,6 +17,11 @@ void ty_lua_physics_forget(lua_State *L, ty_id id);
 /* Pushes the scene's 2D world (the scene at scene_idx), made on first use. */
 void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims);
 
+/* The floats of a body velocity view (TY_VIEW_VELOCITY_2D, ...), read from the body now;
+ * for a write, the view is remembered and what was written reaches the body before the
+ * next read of any velocity view and before the next step. */
+float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write);
+
 void ty_open_physics(lua_State *L); /* tycho._physics, the 2D world type */
 
 #endif

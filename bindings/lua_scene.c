@@ -782,6 +782,7 @@ static int dead_view_error(lua_State *L, const ty_vec *u) {
 }
 
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
+  if (u->view >= TY_VIEW_VELOCITY_2D) return ty_lua_physics_view(L, u, write);
   ty_world *W = world_of(L);
   if (!ty_object_alive(W, u->owner)) dead_view_error(L, u);
   if (write) luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");

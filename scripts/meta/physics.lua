@@ -51,7 +51,7 @@
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
----@field velocity tycho.Vec3 units per second (z is 0; a copy: assign it, or call setVelocity)
+---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it (z is 0)
 ---@field angularVelocity number radians per second about Z
 ---@field sleeping boolean read-only: at rest, not simulated until woken or touched
 tycho.RigidBody2D = {}
@@ -147,8 +147,8 @@ function World2D:raycast(origin, direction, maxDistance) end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
----@field velocity tycho.Vec3 units per second (a copy: assign it, or call setVelocity)
----@field angularVelocity tycho.Vec3 radians per second about each axis
+---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it
+---@field angularVelocity tycho.Vec3 radians per second about each axis, live as velocity
 ---@field sleeping boolean read-only
 tycho.RigidBody = {}
 

@@ -270,6 +270,28 @@ describe("2D physics", function()
     assert.near(2 * math.sin(DT / 2), go.rotation.z * 2, 1e-4)
   end)
 
+  it("keeps body.velocity live: it reads the body now, and a field written reaches it", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, -10 }
+    local go, rb = box(scene, "box", 0, 0, {})
+    run(scene, 1)
+    local v = rb.velocity
+    assert.near(-10 * DT, v.y, 1e-6)
+    run(scene, 1)
+    assert.near(-20 * DT, v.y, 1e-6) -- the same Vec3, read again
+    v.x = 3
+    assert.near(3, rb.velocity.x, 1e-6)
+    rb.velocity.y = 0
+    scene.physics2d.gravity = { 0, 0 }
+    run(scene, 1)
+    assert.near(3 * DT, go.position.x, 1e-6)
+    assert.near(3, v.x, 1e-6)
+    assert.near(0, v.y, 1e-6)
+    go:destroy()
+    run(scene, 1)
+    assert.has_error(function() return v.x end, "this velocity's body is gone (its object was destroyed or lost its body)")
+  end)
+
   it("scales a pixel game by unitsPerMeter as LÖVE's setMeter does", function()
     local scene = Scene.new()
     local w = scene.physics2d

@@ -216,6 +216,22 @@ describe("3D physics", function()
     assert.is_true(go.position.x > paddle.position.x + 0.9, "the box is ahead of the paddle")
   end)
 
+  it("keeps velocity and angularVelocity live and writable", function()
+    local scene = Scene.new()
+    scene.physics.gravity = { 0, 0, 0 }
+    local go, rb = box(scene, "box", { 0, 0, 0 })
+    run(scene, 1)
+    local v = rb.velocity
+    v.z = 4
+    rb.angularVelocity.y = 1
+    run(scene, 1)
+    assert.near(4 * DT, go.position.z, 1e-5)
+    assert.near(4, v.z, 1e-5)
+    assert.near(1, rb.angularVelocity.y, 1e-5)
+    rb:applyImpulse({ 0, 2, 0 })
+    assert.near(2, v.y, 1e-5)
+  end)
+
   it("removes a destroyed object's body at the sweep", function()
     local scene = Scene.new()
     local g = ground(scene)
