@@ -54,6 +54,7 @@ typedef struct pctx {
 
 static const char pctx_key = 0;
 static const char flush_key = 0;
+static const char mark_key = 0; /* registry: physics.lua's markPending(go) */
 static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
 
 static void commit_views(lua_State *L);
@@ -531,10 +532,14 @@ static int p_apply(lua_State *L) {
   return 0;
 }
 
-/* P.setFlush(fn): fn(scene) builds the bodies waiting in that scene (physics.lua). */
+/* P.setFlush(flush, mark): flush(scene) builds the bodies waiting in that scene, mark(go)
+ * puts an object back on the waiting list (physics.lua). */
 static int p_set_flush(lua_State *L) {
+  commit_views(L);
   luaL_checktype(L, 1, LUA_TFUNCTION);
-  lua_settop(L, 1);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_settop(L, 2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mark_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &flush_key);
   return 0;
 }
@@ -902,8 +907,18 @@ static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r,
  * where they went. */
 static void drop_strays(lua_State *L, lworld2d *w, ty_scene *S) {
   ty_world *W = world_of(L);
-  for (uint32_t i = w->count; i-- > 0;)
-    if (!ty_object_alive(W, w->recs[i].go) || ty_object_scene(W, w->recs[i].go) != S) remove_rec(L, w, i);
+  for (uint32_t i = w->count; i-- > 0;) {
+    ty_id go = w->recs[i].go;
+    if (ty_object_alive(W, go) && ty_object_scene(W, go) == S) continue;
+    remove_rec(L, w, i);
+    /* Still alive: it waits to be built again in the scene it goes to. */
+    if (ty_object_alive(W, go) && lua_rawgetp(L, LUA_REGISTRYINDEX, &mark_key) == LUA_TFUNCTION) {
+      ty_push_gameobject(L, go);
+      if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
+    } else if (ty_object_alive(W, go)) {
+      lua_pop(L, 1);
+    }
+  }
   /* Only the bodies' own tables (and their ancestors') are read back: objects without a
    * body cost the step nothing. */
   for (uint32_t i = 0; i < w->count; i++) ty_lua_pull(L, w->recs[i].go);

@@ -144,7 +144,7 @@ local function flush(scene)
     end
   end
 end
-P.setFlush(flush)
+P.setFlush(flush, markPending)
 
 -- The GameObject of a body component whose body exists (built now if it was waiting).
 local function live(self)
