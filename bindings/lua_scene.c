@@ -419,8 +419,9 @@ void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *m
   ty_world *W = world_of(L);
   push_instances(L);
   int inst_tab = lua_gettop(L);
-  /* A hook may add or remove components: read the count each time round. */
-  for (uint32_t i = 0; ty_object_alive(W, id) && i < ty_object_component_count(W, id); i++) {
+  /* A hook may add or remove components (or disable the object): check each time round. */
+  for (uint32_t i = 0; ty_object_alive(W, id) && ty_object_active(W, id) && i < ty_object_component_count(W, id);
+       i++) {
     int32_t ref = ty_object_components(W, id)[i].ref;
     if (ref == TY_COMPONENT_REMOVED) continue;
     lua_rawgeti(L, inst_tab, ref);

@@ -54,7 +54,8 @@ void ty_lua_pull(lua_State *L, ty_id id);
  * transform, and its Lua table when Lua holds one, so compare-on-read sees no change. What
  * a C writer (physics write-back) must use instead of ty_transform_write. */
 void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v);
-/* Calls method(instance, args...) protected on every enabled component of id that has it,
+/* Calls method(instance, args...) protected on every enabled component of id that has it
+ * (none while id or an ancestor is disabled, as for phase hooks),
  * errors reported as the tick reports them; pops the nargs arguments on top of the stack. */
 void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs);
 

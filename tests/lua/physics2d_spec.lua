@@ -164,6 +164,21 @@ describe("2D physics", function()
     assert.equals(g, find(log, "exit", "box")[1].other)
   end)
 
+  it("tells a disabled component or object of no contact", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    local g = ground(scene)
+    g.enabled = false -- its collider still holds the box up
+    g:addComponent(Rec)
+    local go = box(scene, "box", 0, 2, {})
+    local rec = go:addComponent(Rec)
+    rec.enabled = false
+    run(scene, 90)
+    assert.near(0.5, go.position.y, 0.02)
+    assert.equals(0, #find(log, "enter"))
+  end)
+
   it("reports trigger enter and exit, and a trigger does not block", function()
     local scene = Scene.new()
     local log = {}
