@@ -26,6 +26,7 @@ typedef struct body_rec {
   ty_id go;
   uint32_t xf;
   float pos[3], rot[4]; /* the local values last seen or written */
+  bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
 } body_rec;
 
 /* One userdata type per dimension (World2D, World3D) over the same struct. */
@@ -920,8 +921,16 @@ static void drop_strays(lua_State *L, lworld2d *w, ty_scene *S) {
     }
   }
   /* Only the bodies' own tables (and their ancestors') are read back: objects without a
-   * body cost the step nothing. */
-  for (uint32_t i = 0; i < w->count; i++) ty_lua_pull(L, w->recs[i].go);
+   * body cost the step nothing. A disabled object's body is disabled with it. */
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    ty_lua_pull(L, r->go);
+    bool off = !ty_object_active(W, r->go);
+    if (off == r->disabled) continue;
+    r->disabled = off;
+    if (w->dims == 2) ty_body2d_set_enabled(w->w, r->body, !off);
+    else ty_body3d_set_enabled(w->w3, r->body, !off);
+  }
 }
 
 static void step2d(lua_State *L, lworld2d *w, float dt) {
@@ -961,7 +970,7 @@ static void step2d(lua_State *L, lworld2d *w, float dt) {
       ty_body2d_set_angular_velocity(w->w, r->body, saved[i][2]);
       continue;
     }
-    if (ty_body2d_type(w->w, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w, r->body)) continue;
+    if (r->disabled || ty_body2d_type(w->w, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w, r->body)) continue;
     float x, y, a;
     ty_body2d_transform(w->w, r->body, &x, &y, &a);
     float pos[3] = {x * w->upm, y * w->upm, r->pos[2]};
@@ -992,7 +1001,8 @@ static void step3d(lua_State *L, lworld2d *w, float dt) {
   ty_phys3d_step(w->w3, dt);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body)) continue;
+    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))
+      continue;
     float p[3], q[4];
     ty_body3d_transform(w->w3, r->body, p, q);
     write_back(L, W, T, r, p, q);

@@ -340,4 +340,6 @@ void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d h, float s) { body(W, h
 
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d h, bool fixed) { body(W, h)->SetFixedRotation(fixed); }
 
+void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d h, bool enabled) { body(W, h)->SetEnabled(enabled); }
+
 } /* extern "C" */

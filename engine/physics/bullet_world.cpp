@@ -26,6 +26,7 @@ struct body_info {
   ty_body3d handle = 0;
   uint64_t user = 0;
   bool trigger = false;
+  bool disabled = false; /* out of the dynamics world */
   float gravity_scale = 1;
   std::vector<std::unique_ptr<btCollisionShape>> shapes; /* the body's shape is the last */
   std::vector<btScalar> vertices;
@@ -71,6 +72,17 @@ static void out3(const btVector3 &v, float *o) { o[0] = (float)v.x(), o[1] = (fl
 
 static void apply_gravity(ty_phys3d *W, btRigidBody *b) { b->setGravity(W->gravity * info_of(b)->gravity_scale); }
 
+/* Wakes whatever b's manifolds hold against it: Bullet leaves a body resting on one that
+ * goes away asleep in mid-air. */
+static void wake_touching(ty_phys3d *W, const btRigidBody *b) {
+  int n = W->dispatcher.getNumManifolds();
+  for (int m = 0; m < n; m++) {
+    btPersistentManifold *pm = W->dispatcher.getManifoldByIndexInternal(m);
+    const btCollisionObject *other = pm->getBody0() == b ? pm->getBody1() : pm->getBody1() == b ? pm->getBody0() : nullptr;
+    if (other) const_cast<btCollisionObject *>(other)->activate(true);
+  }
+}
+
 extern "C" {
 
 ty_phys3d *ty_phys3d_create(const float g[3]) {
@@ -84,7 +96,7 @@ void ty_phys3d_destroy(ty_phys3d *W) {
   if (!W) return;
   for (auto &s : W->slots)
     if (s.body) {
-      W->world.removeRigidBody(s.body);
+      if (!info_of(s.body)->disabled) W->world.removeRigidBody(s.body);
       delete info_of(s.body);
       delete s.body;
     }
@@ -289,7 +301,10 @@ void ty_body3d_destroy(ty_phys3d *W, ty_body3d h) {
   /* Its touching pairs end with it, unreported: the binding drops events of gone objects. */
   for (auto it = W->touching.begin(); it != W->touching.end();)
     it = (it->first.first == info->user || it->first.second == info->user) ? W->touching.erase(it) : std::next(it);
-  W->world.removeRigidBody(b);
+  if (!info->disabled) {
+    wake_touching(W, b);
+    W->world.removeRigidBody(b);
+  }
   delete b;
   delete info;
   uint32_t i = (h & SLOT_MASK) - 1;
@@ -361,6 +376,21 @@ void ty_body3d_wake(ty_phys3d *W, ty_body3d h) { get(W, h)->activate(true); }
 float ty_body3d_mass(const ty_phys3d *W, ty_body3d h) {
   btScalar inv = get(W, h)->getInvMass();
   return inv > 0 ? (float)(1 / inv) : 0.0f;
+}
+
+void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d h, bool enabled) {
+  btRigidBody *b = get(W, h);
+  body_info *info = info_of(b);
+  if (info->disabled == !enabled) return;
+  info->disabled = !enabled;
+  if (enabled) {
+    W->world.addRigidBody(b);
+    apply_gravity(W, b);
+    b->activate(true);
+  } else {
+    wake_touching(W, b);
+    W->world.removeRigidBody(b);
+  }
 }
 
 } /* extern "C" */

@@ -103,6 +103,8 @@ void ty_body2d_set_mass(ty_phys2d *W, ty_body2d b, float mass);
 void ty_body2d_set_damping(ty_phys2d *W, ty_body2d b, float linear, float angular);
 void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d b, float scale);
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d b, bool fixed);
+/* A disabled body stays in the world but neither moves nor touches (its contacts end). */
+void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d b, bool enabled);
 
 #ifdef __cplusplus
 }

@@ -85,6 +85,8 @@ void ty_body3d_apply_impulse(ty_phys3d *W, ty_body3d b, const float i[3]);
 bool ty_body3d_awake(const ty_phys3d *W, ty_body3d b);
 void ty_body3d_wake(ty_phys3d *W, ty_body3d b);
 float ty_body3d_mass(const ty_phys3d *W, ty_body3d b);
+/* A disabled body leaves the simulation (its contacts end) until enabled again. */
+void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d b, bool enabled);
 
 #ifdef __cplusplus
 }

@@ -164,19 +164,38 @@ describe("2D physics", function()
     assert.equals(g, find(log, "exit", "box")[1].other)
   end)
 
-  it("tells a disabled component or object of no contact", function()
+  it("tells a disabled component of no contact", function()
     local scene = Scene.new()
     local log = {}
     local Rec = recorder(log)
     local g = ground(scene)
-    g.enabled = false -- its collider still holds the box up
     g:addComponent(Rec)
     local go = box(scene, "box", 0, 2, {})
     local rec = go:addComponent(Rec)
     rec.enabled = false
     run(scene, 90)
     assert.near(0.5, go.position.y, 0.02)
-    assert.equals(0, #find(log, "enter"))
+    assert.equals(0, #find(log, "enter", "box"))
+    assert.equals(1, #find(log, "enter", "ground"))
+  end)
+
+  it("takes a disabled object's body out of the simulation until it is enabled again", function()
+    local scene = Scene.new()
+    local log = {}
+    local g = ground(scene)
+    local go = box(scene, "box", 0, 3, {})
+    go:addComponent(recorder(log))
+    go.enabled = false
+    run(scene, 30)
+    assert.near(3, go.position.y, 0) -- held where it was
+    go.enabled = true
+    run(scene, 120)
+    assert.near(0.5, go.position.y, 0.02)
+    assert.equals(1, #find(log, "enter", "box"))
+    g.enabled = false -- the ground goes: the box falls, and hears the contact end
+    run(scene, 30)
+    assert.is_true(go.position.y < 0)
+    assert.equals(1, #find(log, "exit", "box"))
   end)
 
   it("reports trigger enter and exit, and a trigger does not block", function()

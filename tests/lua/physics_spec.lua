@@ -232,11 +232,27 @@ describe("3D physics", function()
     assert.near(2, v.y, 1e-5)
   end)
 
+  it("takes a disabled object's body out of the simulation until it is enabled again", function()
+    local scene = Scene.new()
+    local g = ground(scene)
+    local go = box(scene, "box", { 0, 3, 0 })
+    go.enabled = false
+    run(scene, 30)
+    assert.near(3, go.position.y, 0)
+    go.enabled = true
+    run(scene, 180)
+    assert.near(0.5, go.position.y, 0.02)
+    g.enabled = false
+    run(scene, 30)
+    assert.is_true(go.position.y < 0)
+  end)
+
   it("removes a destroyed object's body at the sweep", function()
     local scene = Scene.new()
     local g = ground(scene)
-    local go = box(scene, "box", { 0, 0.5, 0 })
-    run(scene, 30)
+    local go, rb = box(scene, "box", { 0, 0.5, 0 })
+    run(scene, 300)
+    assert.is_true(rb.sleeping) -- and it still falls once the ground is gone
     assert.equals(2, scene.physics.bodyCount)
     g:destroy()
     run(scene, 1)
