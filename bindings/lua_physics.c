@@ -26,6 +26,7 @@ typedef struct body_rec {
   ty_id go;
   uint32_t xf;
   float pos[3], rot[4]; /* the local values last seen or written */
+  float scale[3];       /* the local scale its shapes were sized with */
   bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
 } body_rec;
 
@@ -356,6 +357,7 @@ static void add_rec(lua_State *L, lworld2d *w, uint32_t b, ty_id id, uint32_t xf
   const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
+  memcpy(r->scale, l->scale, sizeof r->scale);
   map_set(L, id, w, w->count);
 }
 
@@ -904,27 +906,45 @@ static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r,
   }
 }
 
-/* Bodies whose object is gone or left scene S leave the world; physics.lua rebuilds them
- * where they went. */
-static void drop_strays(lua_State *L, lworld2d *w, ty_scene *S) {
+/* Puts object go back on physics.lua's waiting list, to be built (again) by a flush. */
+static void mark_pending(lua_State *L, ty_id go) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mark_key) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  ty_push_gameobject(L, go);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
+}
+
+/* Before the flush: bodies whose object is gone or left scene S leave the world (one still
+ * alive waits to be built where it went); the bodies' own tables (and their ancestors')
+ * are read back, so objects without a body cost the step nothing; a body whose object's
+ * local scale changed waits to be built again at its new size (velocity kept). */
+static void check_records(lua_State *L, lworld2d *w, ty_scene *S) {
   ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = w->count; i-- > 0;) {
     ty_id go = w->recs[i].go;
     if (ty_object_alive(W, go) && ty_object_scene(W, go) == S) continue;
     remove_rec(L, w, i);
-    /* Still alive: it waits to be built again in the scene it goes to. */
-    if (ty_object_alive(W, go) && lua_rawgetp(L, LUA_REGISTRYINDEX, &mark_key) == LUA_TFUNCTION) {
-      ty_push_gameobject(L, go);
-      if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
-    } else if (ty_object_alive(W, go)) {
-      lua_pop(L, 1);
-    }
+    if (ty_object_alive(W, go)) mark_pending(L, go);
   }
-  /* Only the bodies' own tables (and their ancestors') are read back: objects without a
-   * body cost the step nothing. A disabled object's body is disabled with it. */
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     ty_lua_pull(L, r->go);
+    const float *scale = ty_transform_local(T, r->xf)->scale;
+    if (memcmp(scale, r->scale, sizeof r->scale)) {
+      memcpy(r->scale, scale, sizeof r->scale);
+      mark_pending(L, r->go);
+    }
+  }
+}
+
+/* After the flush: a disabled object's body is disabled with it. */
+static void sync_enabled(lua_State *L, lworld2d *w) {
+  ty_world *W = world_of(L);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
     bool off = !ty_object_active(W, r->go);
     if (off == r->disabled) continue;
     r->disabled = off;
@@ -1010,7 +1030,12 @@ static void step3d(lua_State *L, lworld2d *w, float dt) {
 }
 
 void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
-  /* Bodies waiting for a world are built first (physics.lua keeps the list). */
+  commit_views(L);
+  for (int dims = 2; dims <= 3; dims++) {
+    lworld2d *w = scene_world(L, scene_idx, dims);
+    if (w) check_records(L, w, S);
+  }
+  /* Bodies waiting for a world are built next (physics.lua keeps the list). */
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key) == LUA_TFUNCTION) {
     lua_pushvalue(L, scene_idx);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
@@ -1020,15 +1045,14 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   } else {
     lua_pop(L, 1);
   }
-  commit_views(L);
   lworld2d *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
   if ((!w2 && !w3) || !(dt > 0)) return;
   if (w2) {
-    drop_strays(L, w2, S);
+    sync_enabled(L, w2);
     step2d(L, w2, (float)dt);
   }
   if (w3) {
-    drop_strays(L, w3, S);
+    sync_enabled(L, w3);
     step3d(L, w3, (float)dt);
   }
 }

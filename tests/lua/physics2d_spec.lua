@@ -284,6 +284,17 @@ describe("2D physics", function()
     assert.near(1, go.position.y, 0.03) -- a 2 x 2 square resting on y = 0
   end)
 
+  it("resizes a body when its object's scale changes", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go = box(scene, "box", 0, 0.5, {})
+    run(scene, 60)
+    assert.near(0.5, go.position.y, 0.02)
+    go.scale = { 3, 3, 1 }
+    run(scene, 120)
+    assert.near(1.5, go.position.y, 0.03) -- a 3 x 3 box now, pushed out of the ground
+  end)
+
   it("applies forces, impulses and velocities in game units, and honours mass", function()
     local scene = Scene.new()
     scene.physics2d.gravity = { 0, 0 }
