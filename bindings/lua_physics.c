@@ -31,21 +31,20 @@ typedef struct body_rec {
 } body_rec;
 
 /* One userdata type per dimension (World2D, World3D) over the same struct. */
-typedef struct lworld2d {
+typedef struct lworld {
   int dims;      /* 2 or 3 */
-  ty_phys2d *w;  /* dims 2 */
+  ty_phys2d *w2; /* dims 2 */
   ty_phys3d *w3; /* dims 3 */
-  float upm; /* game units per meter (2D; 1 in 3D) */
+  float upm;     /* game units per meter (2D; 1 in 3D) */
   body_rec *recs;
   uint32_t count, cap;
-  ty_scene *scene;
-} lworld2d;
+} lworld;
 
 /* Per state and dimension: entity number -> the world and record index (1-based) of its
  * body (of[0] 2D, of[1] 3D). */
 typedef struct pmap {
   struct {
-    lworld2d *world;
+    lworld *world;
     uint32_t rec;
   } *of;
   uint32_t cap;
@@ -70,7 +69,7 @@ static pctx *pctx_get(lua_State *L) {
 
 static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
 
-static void map_set(lua_State *L, ty_id id, lworld2d *w, uint32_t rec) {
+static void map_set(lua_State *L, ty_id id, lworld *w, uint32_t rec) {
   pmap *p = &pctx_get(L)->maps[w->dims - 2];
   uint32_t n = TY_ID_NUMBER(id);
   if (n >= p->cap) {
@@ -94,12 +93,12 @@ static void map_clear(lua_State *L, int dims, ty_id id) {
 }
 
 /* The record of id's body, or NULL (with *wout set to its world when found). */
-static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld2d **wout) {
+static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
   pctx *c = pctx_get(L);
   pmap *p = c ? &c->maps[dims - 2] : NULL;
   uint32_t n = TY_ID_NUMBER(id);
   if (!p || n >= p->cap || !p->of[n].world) return NULL;
-  lworld2d *w = p->of[n].world;
+  lworld *w = p->of[n].world;
   body_rec *r = &w->recs[p->of[n].rec - 1];
   if (r->go != id) return NULL;
   *wout = w;
@@ -107,9 +106,9 @@ static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld2d **wout) {
 }
 
 /* Destroys record i's body and takes it off the list (the last record moves into it). */
-static void remove_rec(lua_State *L, lworld2d *w, uint32_t i) {
+static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
   body_rec *r = &w->recs[i];
-  if (w->dims == 2) ty_body2d_destroy(w->w, r->body);
+  if (w->dims == 2) ty_body2d_destroy(w->w2, r->body);
   else ty_body3d_destroy(w->w3, r->body);
   map_clear(L, w->dims, r->go);
   if (i != w->count - 1) {
@@ -185,34 +184,34 @@ static void check_vec3(lua_State *L, int idx, float out[3]) {
 
 /* ---- the World2D userdata ---- */
 
-static lworld2d *check_world2d(lua_State *L, int idx) {
-  lworld2d *w = luaL_checkudata(L, idx, TY_WORLD2D);
-  if (!w->w) luaL_error(L, "this physics world's scene is gone");
+static lworld *check_world2d(lua_State *L, int idx) {
+  lworld *w = luaL_checkudata(L, idx, TY_WORLD2D);
+  if (!w->w2) luaL_error(L, "this physics world's scene is gone");
   return w;
 }
 
-static lworld2d *check_world3d(lua_State *L, int idx) {
-  lworld2d *w = luaL_checkudata(L, idx, TY_WORLD3D);
+static lworld *check_world3d(lua_State *L, int idx) {
+  lworld *w = luaL_checkudata(L, idx, TY_WORLD3D);
   if (!w->w3) luaL_error(L, "this physics world's scene is gone");
   return w;
 }
 
 static int world_gc(lua_State *L) {
-  lworld2d *w = lua_touserdata(L, 1);
+  lworld *w = lua_touserdata(L, 1);
   for (uint32_t i = 0; i < w->count; i++) map_clear(L, w->dims, w->recs[i].go);
   TY_FREE(w->recs);
   w->recs = NULL;
   w->count = w->cap = 0;
-  ty_phys2d_destroy(w->w);
+  ty_phys2d_destroy(w->w2);
   ty_phys3d_destroy(w->w3);
-  w->w = NULL;
+  w->w2 = NULL;
   w->w3 = NULL;
   return 0;
 }
 
 /* world:raycast(origin, direction [, maxDistance]) -> {object=, point=, normal=, distance=} or nil */
 static int world2d_raycast(lua_State *L) {
-  lworld2d *w = check_world2d(L, 1);
+  lworld *w = check_world2d(L, 1);
   float o[2], d[2];
   check_vec2(L, 2, o);
   check_vec2(L, 3, d);
@@ -223,7 +222,7 @@ static int world2d_raycast(lua_State *L) {
   float p1[2] = {o[0] / w->upm, o[1] / w->upm};
   float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
   ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w, p1, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -240,11 +239,11 @@ static int world2d_raycast(lua_State *L) {
 }
 
 static int world2d_index(lua_State *L) {
-  lworld2d *w = check_world2d(L, 1);
+  lworld *w = check_world2d(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") == 0) {
     float g[2];
-    ty_phys2d_gravity(w->w, g);
+    ty_phys2d_gravity(w->w2, g);
     ty_push_vec3(L, g[0] * w->upm, g[1] * w->upm, 0);
   } else if (strcmp(k, "unitsPerMeter") == 0) {
     lua_pushnumber(L, w->upm);
@@ -259,21 +258,21 @@ static int world2d_index(lua_State *L) {
 }
 
 static int world2d_newindex(lua_State *L) {
-  lworld2d *w = check_world2d(L, 1);
+  lworld *w = check_world2d(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") == 0) {
     float g[2];
     check_vec2(L, 3, g);
-    ty_phys2d_set_gravity(w->w, g[0] / w->upm, g[1] / w->upm);
+    ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
   } else if (strcmp(k, "unitsPerMeter") == 0) {
     lua_Number u = luaL_checknumber(L, 3);
     if (!(u > 0) || !isfinite(u)) luaL_argerror(L, 3, "unitsPerMeter must be a finite number > 0");
     if (w->count) luaL_error(L, "unitsPerMeter must be set before the world has bodies");
     float g[2];
-    ty_phys2d_gravity(w->w, g);
+    ty_phys2d_gravity(w->w2, g);
     g[0] *= w->upm, g[1] *= w->upm;
     w->upm = (float)u;
-    ty_phys2d_set_gravity(w->w, g[0] / w->upm, g[1] / w->upm);
+    ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
   } else {
     luaL_error(L, "World2D.%s cannot be set", k);
   }
@@ -281,7 +280,7 @@ static int world2d_newindex(lua_State *L) {
 }
 
 static int world2d_tostring(lua_State *L) {
-  lworld2d *w = luaL_checkudata(L, 1, TY_WORLD2D);
+  lworld *w = luaL_checkudata(L, 1, TY_WORLD2D);
   lua_pushfstring(L, "World2D (%d bodies)", (int)w->count);
   return 1;
 }
@@ -295,14 +294,13 @@ void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims) {
     return;
   }
   lua_pop(L, 1);
-  lworld2d *w = lua_newuserdatauv(L, sizeof *w, 0);
+  lworld *w = lua_newuserdatauv(L, sizeof *w, 0);
   memset(w, 0, sizeof *w);
   w->dims = dims;
   w->upm = 1;
-  w->scene = ty_check_scene(L, scene_idx)->scene;
   if (dims == 2) {
-    w->w = ty_phys2d_create(0, -9.81f);
-    if (!w->w) luaL_error(L, "out of memory");
+    w->w2 = ty_phys2d_create(0, -9.81f);
+    if (!w->w2) luaL_error(L, "out of memory");
     luaL_setmetatable(L, TY_WORLD2D);
   } else {
     w->w3 = ty_phys3d_create((const float[3]){0, -9.81f, 0});
@@ -315,11 +313,11 @@ void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims) {
 }
 
 /* The scene's world of dims if it has one (nothing pushed, NULL, when not). */
-static lworld2d *scene_world(lua_State *L, int scene_idx, int dims) {
+static lworld *scene_world(lua_State *L, int scene_idx, int dims) {
   lua_getiuservalue(L, scene_idx, 1);
-  lworld2d *w = lua_getfield(L, -1, dims == 2 ? "physics2d" : "physics") == LUA_TUSERDATA ? lua_touserdata(L, -1) : NULL;
+  lworld *w = lua_getfield(L, -1, dims == 2 ? "physics2d" : "physics") == LUA_TUSERDATA ? lua_touserdata(L, -1) : NULL;
   lua_pop(L, 2);
-  return w && (w->w || w->w3) ? w : NULL;
+  return w && (w->w2 || w->w3) ? w : NULL;
 }
 
 /* ---- bodies and shapes: tycho._physics, for scripts/tycho/physics.lua ---- */
@@ -340,12 +338,12 @@ static float opt_field(lua_State *L, int t, const char *k, float def) {
 }
 
 /* Records body b of object id (transform xf), its locals as they are now. */
-static void add_rec(lua_State *L, lworld2d *w, uint32_t b, ty_id id, uint32_t xf) {
+static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
   if (w->count == w->cap) {
     uint32_t cap = w->cap ? w->cap * 2 : 64;
     body_rec *recs = TY_REALLOC(w->recs, cap * sizeof *recs);
     if (!recs) {
-      if (w->dims == 2) ty_body2d_destroy(w->w, b);
+      if (w->dims == 2) ty_body2d_destroy(w->w2, b);
       else ty_body3d_destroy(w->w3, b);
       luaL_error(L, "out of memory");
     }
@@ -364,10 +362,10 @@ static void add_rec(lua_State *L, lworld2d *w, uint32_t b, ty_id id, uint32_t xf
 /* P.createBody(world, go, opts) -> true: a body at go's world pose. opts (checked by the
  * component) hold type, linearDamping, angularDamping, gravityScale, lockRotation. */
 static int p_create_body(lua_State *L) {
-  lworld2d *w = check_world2d(L, 1);
+  lworld *w = check_world2d(L, 1);
   ty_id id = ty_check_gameobject(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
-  lworld2d *old = NULL;
+  lworld *old = NULL;
   if (rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
   ty_world *W = world_of(L);
   ty_lua_world_matrix(L, id); /* reads back its chain's tables */
@@ -388,7 +386,7 @@ static int p_create_body(lua_State *L) {
   d.fixed_rotation = lua_toboolean(L, -1);
   lua_pop(L, 1);
   d.user = id;
-  ty_body2d b = ty_body2d_create(w->w, &d);
+  ty_body2d b = ty_body2d_create(w->w2, &d);
   if (!b) luaL_error(L, "too many 2D bodies");
   add_rec(L, w, b, id, xf);
   lua_pushboolean(L, 1);
@@ -396,7 +394,7 @@ static int p_create_body(lua_State *L) {
 }
 
 /* The body record of the GameObject at idx; raises when it has none. */
-static body_rec *check_body(lua_State *L, int idx, lworld2d **w) {
+static body_rec *check_body(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
   body_rec *r = rec_of(L, 2, id, w);
   if (!r) luaL_error(L, "GameObject has no 2D body");
@@ -406,7 +404,7 @@ static body_rec *check_body(lua_State *L, int idx, lworld2d **w) {
 /* P.addShape(go, opts): opts = {kind=, size=, center=, radius=, points=, trigger=,
  * friction=, restitution=}, sizes in the object's units (scaled here by its world scale). */
 static int p_add_shape(lua_State *L) {
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   luaL_checktype(L, 2, LUA_TTABLE);
   float s[3];
@@ -443,7 +441,7 @@ static int p_add_shape(lua_State *L) {
   lua_getfield(L, 2, "trigger");
   d.trigger = lua_toboolean(L, -1);
   lua_pop(L, 1);
-  lua_pushboolean(L, ty_shape2d_create(w->w, r->body, &d) != 0);
+  lua_pushboolean(L, ty_shape2d_create(w->w2, r->body, &d) != 0);
   return 1;
 }
 
@@ -451,12 +449,12 @@ static int p_add_shape(lua_State *L) {
 static int p_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = rec_of(L, 2, id, &w);
   if (!r) return 0;
   float v[2];
-  ty_body2d_velocity(w->w, r->body, v);
-  float av = ty_body2d_angular_velocity(w->w, r->body);
+  ty_body2d_velocity(w->w2, r->body, v);
+  float av = ty_body2d_angular_velocity(w->w2, r->body);
   remove_rec(L, w, (uint32_t)(r - w->recs));
   lua_pushnumber(L, v[0] * w->upm);
   lua_pushnumber(L, v[1] * w->upm);
@@ -465,7 +463,7 @@ static int p_destroy_body(lua_State *L) {
 }
 
 static int p_has_body(lua_State *L) {
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   int dims = (int)lua_tointeger(L, lua_upvalueindex(1));
   lua_pushboolean(L, rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
   return 1;
@@ -473,18 +471,18 @@ static int p_has_body(lua_State *L) {
 
 /* P.get(go, key) -> value: velocity (Vec3), angularVelocity, sleeping, mass, type */
 static int p_get(lua_State *L) {
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "velocity") == 0) {
     ty_push_view(L, r->go, TY_VIEW_VELOCITY_2D);
   } else if (strcmp(k, "angularVelocity") == 0) {
     commit_views(L);
-    lua_pushnumber(L, ty_body2d_angular_velocity(w->w, r->body));
+    lua_pushnumber(L, ty_body2d_angular_velocity(w->w2, r->body));
   } else if (strcmp(k, "sleeping") == 0) {
-    lua_pushboolean(L, !ty_body2d_awake(w->w, r->body));
+    lua_pushboolean(L, !ty_body2d_awake(w->w2, r->body));
   } else if (strcmp(k, "mass") == 0) {
-    lua_pushnumber(L, ty_body2d_mass(w->w, r->body));
+    lua_pushnumber(L, ty_body2d_mass(w->w2, r->body));
   } else {
     return luaL_argerror(L, 2, "unknown body field");
   }
@@ -495,27 +493,27 @@ static int p_get(lua_State *L) {
  * gravityScale, lockRotation, type */
 static int p_set(lua_State *L) {
   commit_views(L);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "velocity") == 0) {
     float v[2];
     check_vec2(L, 3, v);
-    ty_body2d_set_velocity(w->w, r->body, v[0] / w->upm, v[1] / w->upm);
+    ty_body2d_set_velocity(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   } else if (strcmp(k, "angularVelocity") == 0) {
-    ty_body2d_set_angular_velocity(w->w, r->body, (float)luaL_checknumber(L, 3));
+    ty_body2d_set_angular_velocity(w->w2, r->body, (float)luaL_checknumber(L, 3));
   } else if (strcmp(k, "mass") == 0) {
-    ty_body2d_set_mass(w->w, r->body, (float)luaL_checknumber(L, 3));
+    ty_body2d_set_mass(w->w2, r->body, (float)luaL_checknumber(L, 3));
   } else if (strcmp(k, "damping") == 0) {
-    ty_body2d_set_damping(w->w, r->body, (float)luaL_checknumber(L, 3), (float)luaL_checknumber(L, 4));
+    ty_body2d_set_damping(w->w2, r->body, (float)luaL_checknumber(L, 3), (float)luaL_checknumber(L, 4));
   } else if (strcmp(k, "gravityScale") == 0) {
-    ty_body2d_set_gravity_scale(w->w, r->body, (float)luaL_checknumber(L, 3));
+    ty_body2d_set_gravity_scale(w->w2, r->body, (float)luaL_checknumber(L, 3));
   } else if (strcmp(k, "lockRotation") == 0) {
-    ty_body2d_set_fixed_rotation(w->w, r->body, lua_toboolean(L, 3));
+    ty_body2d_set_fixed_rotation(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "type") == 0) {
-    ty_body2d_set_type(w->w, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
+    ty_body2d_set_type(w->w2, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
   } else if (strcmp(k, "awake") == 0) {
-    ty_body2d_set_awake(w->w, r->body, lua_toboolean(L, 3));
+    ty_body2d_set_awake(w->w2, r->body, lua_toboolean(L, 3));
   } else {
     return luaL_argerror(L, 2, "unknown body field");
   }
@@ -525,13 +523,13 @@ static int p_set(lua_State *L) {
 /* P.apply(go, "force"|"impulse", v) */
 static int p_apply(lua_State *L) {
   commit_views(L);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[2];
   check_vec2(L, 3, v);
-  if (strcmp(k, "force") == 0) ty_body2d_apply_force(w->w, r->body, v[0] / w->upm, v[1] / w->upm);
-  else ty_body2d_apply_impulse(w->w, r->body, v[0] / w->upm, v[1] / w->upm);
+  if (strcmp(k, "force") == 0) ty_body2d_apply_force(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
+  else ty_body2d_apply_impulse(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   return 0;
 }
 
@@ -550,7 +548,7 @@ static int p_set_flush(lua_State *L) {
 /* ---- 3D: World3D and tycho._physics3d ---- */
 
 static int world3d_raycast(lua_State *L) {
-  lworld2d *w = check_world3d(L, 1);
+  lworld *w = check_world3d(L, 1);
   float o[3], d[3];
   check_vec3(L, 2, o);
   check_vec3(L, 3, d);
@@ -578,7 +576,7 @@ static int world3d_raycast(lua_State *L) {
 }
 
 static int world3d_index(lua_State *L) {
-  lworld2d *w = check_world3d(L, 1);
+  lworld *w = check_world3d(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") == 0) {
     float g[3];
@@ -595,7 +593,7 @@ static int world3d_index(lua_State *L) {
 }
 
 static int world3d_newindex(lua_State *L) {
-  lworld2d *w = check_world3d(L, 1);
+  lworld *w = check_world3d(L, 1);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") != 0) return luaL_error(L, "World3D.%s cannot be set", k);
   float g[3];
@@ -605,12 +603,12 @@ static int world3d_newindex(lua_State *L) {
 }
 
 static int world3d_tostring(lua_State *L) {
-  lworld2d *w = luaL_checkudata(L, 1, TY_WORLD3D);
+  lworld *w = luaL_checkudata(L, 1, TY_WORLD3D);
   lua_pushfstring(L, "World3D (%d bodies)", (int)w->count);
   return 1;
 }
 
-static body_rec *check_body3(lua_State *L, int idx, lworld2d **w) {
+static body_rec *check_body3(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
   body_rec *r = rec_of(L, 3, id, w);
   if (!r) luaL_error(L, "GameObject has no 3D body");
@@ -630,11 +628,11 @@ static void vec_field(lua_State *L, int t, const char *k, float *out, int n) {
  * in the object's units (scaled here by its world scale). A trigger shape makes the whole
  * body a trigger. */
 static int p3_create_body(lua_State *L) {
-  lworld2d *w = check_world3d(L, 1);
+  lworld *w = check_world3d(L, 1);
   ty_id id = ty_check_gameobject(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
-  lworld2d *old = NULL;
+  lworld *old = NULL;
   if (rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
   ty_world *W = world_of(L);
   ty_lua_world_matrix(L, id);
@@ -729,7 +727,7 @@ static int p3_create_body(lua_State *L) {
 static int p3_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = rec_of(L, 3, id, &w);
   if (!r) return 0;
   float v[3], av[3];
@@ -742,7 +740,7 @@ static int p3_destroy_body(lua_State *L) {
 }
 
 static int p3_get(lua_State *L) {
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[3];
@@ -763,7 +761,7 @@ static int p3_get(lua_State *L) {
 
 static int p3_set(lua_State *L) {
   commit_views(L);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "awake") == 0) {
@@ -780,7 +778,7 @@ static int p3_set(lua_State *L) {
 
 static int p3_apply(lua_State *L) {
   commit_views(L);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[3];
@@ -792,7 +790,7 @@ static int p3_apply(lua_State *L) {
 
 /* ---- live velocity views ---- */
 
-static body_rec *view_body(lua_State *L, const ty_vec *u, lworld2d **w) {
+static body_rec *view_body(lua_State *L, const ty_vec *u, lworld **w) {
   return rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
 }
 
@@ -810,12 +808,12 @@ static void commit_views(lua_State *L) {
     lua_pop(L, 1);
     lua_pushnil(L);
     lua_rawseti(L, t, i);
-    lworld2d *w = NULL;
+    lworld *w = NULL;
     body_rec *r = u ? view_body(L, u, &w) : NULL;
     if (!r) continue; /* the body went away meanwhile: nothing to write to */
     if (u->view == TY_VIEW_VELOCITY_2D) {
-      ty_body2d_set_velocity(w->w, r->body, u->v[0] / w->upm, u->v[1] / w->upm);
-      ty_body2d_set_awake(w->w, r->body, true);
+      ty_body2d_set_velocity(w->w2, r->body, u->v[0] / w->upm, u->v[1] / w->upm);
+      ty_body2d_set_awake(w->w2, r->body, true);
     } else if (u->view == TY_VIEW_VELOCITY_3D) {
       ty_body3d_set_velocity(w->w3, r->body, u->v);
     } else {
@@ -827,12 +825,12 @@ static void commit_views(lua_State *L) {
 
 float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write) {
   commit_views(L);
-  lworld2d *w = NULL;
+  lworld *w = NULL;
   body_rec *r = view_body(L, u, &w);
   if (!r) luaL_error(L, "this velocity's body is gone (its object was destroyed or lost its body)");
   if (u->view == TY_VIEW_VELOCITY_2D) {
     float v[2];
-    ty_body2d_velocity(w->w, r->body, v);
+    ty_body2d_velocity(w->w2, r->body, v);
     u->v[0] = v[0] * w->upm, u->v[1] = v[1] * w->upm, u->v[2] = 0;
   } else if (u->view == TY_VIEW_VELOCITY_3D) {
     ty_body3d_velocity(w->w3, r->body, u->v);
@@ -860,14 +858,14 @@ float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write) {
 
 /* ---- the tick ---- */
 
-static void drive_kinematic(lworld2d *w, body_rec *r, float tx, float ty_, float ta, float dt, float saved[3]) {
+static void drive_kinematic(lworld *w, body_rec *r, float tx, float ty_, float ta, float dt, float saved[3]) {
   float x, y, a, v[2];
-  ty_body2d_transform(w->w, r->body, &x, &y, &a);
-  ty_body2d_velocity(w->w, r->body, v);
-  saved[0] = v[0], saved[1] = v[1], saved[2] = ty_body2d_angular_velocity(w->w, r->body);
+  ty_body2d_transform(w->w2, r->body, &x, &y, &a);
+  ty_body2d_velocity(w->w2, r->body, v);
+  saved[0] = v[0], saved[1] = v[1], saved[2] = ty_body2d_angular_velocity(w->w2, r->body);
   float da = remainderf(ta - a, 2.0f * (float)M_PI);
-  ty_body2d_set_velocity(w->w, r->body, (tx - x) / dt, (ty_ - y) / dt);
-  ty_body2d_set_angular_velocity(w->w, r->body, da / dt);
+  ty_body2d_set_velocity(w->w2, r->body, (tx - x) / dt, (ty_ - y) / dt);
+  ty_body2d_set_angular_velocity(w->w2, r->body, da / dt);
 }
 
 /* Did the game write r's local position or rotation since it was last seen? Takes the
@@ -920,7 +918,7 @@ static void mark_pending(lua_State *L, ty_id go) {
  * alive waits to be built where it went); the bodies' own tables (and their ancestors')
  * are read back, so objects without a body cost the step nothing; a body whose object's
  * local scale changed waits to be built again at its new size (velocity kept). */
-static void check_records(lua_State *L, lworld2d *w, ty_scene *S) {
+static void check_records(lua_State *L, lworld *w, ty_scene *S) {
   ty_world *W = world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = w->count; i-- > 0;) {
@@ -941,19 +939,19 @@ static void check_records(lua_State *L, lworld2d *w, ty_scene *S) {
 }
 
 /* After the flush: a disabled object's body is disabled with it. */
-static void sync_enabled(lua_State *L, lworld2d *w) {
+static void sync_enabled(lua_State *L, lworld *w) {
   ty_world *W = world_of(L);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     bool off = !ty_object_active(W, r->go);
     if (off == r->disabled) continue;
     r->disabled = off;
-    if (w->dims == 2) ty_body2d_set_enabled(w->w, r->body, !off);
+    if (w->dims == 2) ty_body2d_set_enabled(w->w2, r->body, !off);
     else ty_body3d_set_enabled(w->w3, r->body, !off);
   }
 }
 
-static void step2d(lua_State *L, lworld2d *w, float dt) {
+static void step2d(lua_State *L, lworld *w, float dt) {
   ty_world *W = world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   /* Kinematic bodies the game moved are driven there; saved[] holds their own velocity. */
@@ -972,27 +970,27 @@ static void step2d(lua_State *L, lworld2d *w, float dt) {
     float x, y, a;
     world_pose(T, r->xf, &x, &y, &a);
     x /= w->upm, y /= w->upm;
-    if (ty_body2d_type(w->w, r->body) == TY_BODY_KINEMATIC) {
+    if (ty_body2d_type(w->w2, r->body) == TY_BODY_KINEMATIC) {
       drive_kinematic(w, r, x, y, a, dt, saved[i]);
       driven[i] = 1;
       target[i][0] = x, target[i][1] = y, target[i][2] = a;
     } else {
-      ty_body2d_set_transform(w->w, r->body, x, y, a);
-      ty_body2d_set_awake(w->w, r->body, true);
+      ty_body2d_set_transform(w->w2, r->body, x, y, a);
+      ty_body2d_set_awake(w->w2, r->body, true);
     }
   }
-  ty_phys2d_step(w->w, dt);
+  ty_phys2d_step(w->w2, dt);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (driven[i]) {
-      ty_body2d_set_transform(w->w, r->body, target[i][0], target[i][1], target[i][2]);
-      ty_body2d_set_velocity(w->w, r->body, saved[i][0], saved[i][1]);
-      ty_body2d_set_angular_velocity(w->w, r->body, saved[i][2]);
+      ty_body2d_set_transform(w->w2, r->body, target[i][0], target[i][1], target[i][2]);
+      ty_body2d_set_velocity(w->w2, r->body, saved[i][0], saved[i][1]);
+      ty_body2d_set_angular_velocity(w->w2, r->body, saved[i][2]);
       continue;
     }
-    if (r->disabled || ty_body2d_type(w->w, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w, r->body)) continue;
+    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w2, r->body)) continue;
     float x, y, a;
-    ty_body2d_transform(w->w, r->body, &x, &y, &a);
+    ty_body2d_transform(w->w2, r->body, &x, &y, &a);
     float pos[3] = {x * w->upm, y * w->upm, r->pos[2]};
     if (ty_object_parent(W, r->go)) {
       float wp[3];
@@ -1007,7 +1005,7 @@ static void step2d(lua_State *L, lworld2d *w, float dt) {
   TY_FREE(target);
 }
 
-static void step3d(lua_State *L, lworld2d *w, float dt) {
+static void step3d(lua_State *L, lworld *w, float dt) {
   ty_world *W = world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
@@ -1032,7 +1030,7 @@ static void step3d(lua_State *L, lworld2d *w, float dt) {
 void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   commit_views(L);
   for (int dims = 2; dims <= 3; dims++) {
-    lworld2d *w = scene_world(L, scene_idx, dims);
+    lworld *w = scene_world(L, scene_idx, dims);
     if (w) check_records(L, w, S);
   }
   /* Bodies waiting for a world are built next (physics.lua keeps the list). */
@@ -1045,7 +1043,7 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   } else {
     lua_pop(L, 1);
   }
-  lworld2d *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
+  lworld *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
   if ((!w2 && !w3) || !(dt > 0)) return;
   if (w2) {
     sync_enabled(L, w2);
@@ -1091,10 +1089,10 @@ static void report_contact(lua_State *L, int scene_idx, float upm, const contact
 
 /* Takes a world's contacts (copied and cleared: hooks may end bodies, whose contacts then
  * queue for the next tick). */
-static contact_ev *take_contacts(lworld2d *w, uint32_t *n) {
+static contact_ev *take_contacts(lworld *w, uint32_t *n) {
   *n = 0;
   if (w->dims == 2) {
-    const ty_contact2d *list = ty_phys2d_contacts(w->w, n);
+    const ty_contact2d *list = ty_phys2d_contacts(w->w2, n);
     if (!*n) return NULL;
     contact_ev *cs = TY_MALLOC(*n * sizeof *cs);
     TY_ASSERT(cs);
@@ -1103,7 +1101,7 @@ static contact_ev *take_contacts(lworld2d *w, uint32_t *n) {
       cs[i] = (contact_ev){c->kind, c->trigger, c->user_a, c->user_b, {c->point[0], c->point[1], 0},
                            {c->normal[0], c->normal[1], 0}, c->impulse};
     }
-    ty_phys2d_clear_contacts(w->w);
+    ty_phys2d_clear_contacts(w->w2);
     return cs;
   }
   const ty_contact3d *list = ty_phys3d_contacts(w->w3, n);
@@ -1124,7 +1122,7 @@ void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
   ty_world *W = world_of(L);
   luaL_checkstack(L, 8, "reporting contacts");
   for (int dims = 3; dims >= 2; dims--) {
-    lworld2d *w = scene_world(L, scene_idx, dims);
+    lworld *w = scene_world(L, scene_idx, dims);
     if (!w) continue;
     float upm = w->upm;
     uint32_t n;
@@ -1143,7 +1141,7 @@ void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
 
 void ty_lua_physics_forget(lua_State *L, ty_id id) {
   for (int dims = 2; dims <= 3; dims++) {
-    lworld2d *w = NULL;
+    lworld *w = NULL;
     body_rec *r = rec_of(L, dims, id, &w);
     if (r) remove_rec(L, w, (uint32_t)(r - w->recs));
   }
