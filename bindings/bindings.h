@@ -26,6 +26,9 @@ typedef enum ty_view_kind {
   TY_VIEW_WORLD_POSITION, /* read-only view */
   TY_VIEW_WORLD_ROTATION, /* read-only view */
   TY_VIEW_WORLD_SCALE,    /* read-only view */
+  TY_VIEW_VELOCITY_2D,    /* a 2D body's velocity, live and writable (lua_physics.c) */
+  TY_VIEW_VELOCITY_3D,    /* a 3D body's velocity, live and writable */
+  TY_VIEW_ANGULAR_3D,     /* a 3D body's angular velocity, live and writable */
 } ty_view_kind;
 
 typedef struct ty_vec {
@@ -46,7 +49,7 @@ float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z);
 ty_vec *ty_push_quat(lua_State *L, float x, float y, float z, float w);
 float *ty_push_mat4(lua_State *L, const float m[16]); /* m may be NULL for identity */
-ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view); /* a world kind */
+ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view); /* a world or body kind */
 /* Pushes a new local table {x=, y=, z=[, w=]} (n = 3: Vec3, 4: Quat) holding v. */
 void ty_push_local(lua_State *L, const float *v, int n);
 /* Pushes a new Vec3 in table form {x=, y=, z=}, with the methods and operators of a local

@@ -4,6 +4,7 @@
 #include "lua_host.h"
 #include "lua_image.h" /* Required for: ty_open_image */
 #include "lua_json.h"  /* Required for: tycho.fanout's one encode */
+#include "lua_physics.h" /* Required for: ty_open_physics */
 #include "lua_window.h" /* Required for: ty_open_window */
 
 #include <dirent.h>
@@ -355,6 +356,7 @@ lua_State *ty_host_create(const char *game_dir) {
   lua_newtable(L);
   ty_open_math(L);
   ty_open_scene(L);
+  ty_open_physics(L); /* after ty_open_scene: its bodies belong to GameObjects */
   ty_open_time(L);
   ty_open_host(L);
   ty_open_crdt(L);

@@ -172,7 +172,7 @@ float *ty_push_mat4(lua_State *L, const float m[16]) {
 }
 
 ty_vec *ty_push_view(lua_State *L, uint32_t owner, ty_view_kind view) {
-  TY_ASSERT(view >= TY_VIEW_WORLD_POSITION && view <= TY_VIEW_WORLD_SCALE);
+  TY_ASSERT(view >= TY_VIEW_WORLD_POSITION && view <= TY_VIEW_ANGULAR_3D);
   return push_vec(L, view == TY_VIEW_WORLD_ROTATION ? TY_QUAT : TY_VEC3, view, owner);
 }
 

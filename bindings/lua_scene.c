@@ -10,6 +10,7 @@
  */
 #include "lua_scene.h"
 #include "lua_host.h" /* Required for: ty_host_traceback */
+#include "lua_physics.h" /* Required for: the physics phase, contacts, bodies leaving at the sweep */
 
 #include <math.h>
 #include <string.h>
@@ -201,6 +202,8 @@ static void pull_chain(lua_State *L, ty_id id) {
   if (list) lua_settop(L, list - 1);
 }
 
+void ty_lua_pull(lua_State *L, ty_id id) { pull_chain(L, id); }
+
 /* Pushes the local table of kind for the GameObject g at go_idx, making it on first use. */
 static void push_local(lua_State *L, int go_idx, ty_go *g, int kind) {
   if (lua_getiuservalue(L, go_idx, UV_VIEWS + kind) != LUA_TNIL) return;
@@ -258,6 +261,23 @@ static void set_local(lua_State *L, ty_go *g, int go_idx, int kind, const float 
     lua_setfield(L, -2, AXES[i]);
   }
   lua_pop(L, 1);
+}
+
+void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v) {
+  ty_lctx *ctx = ty_lctx_get(L);
+  ty_go *g = ctx->gos[TY_ID_NUMBER(id)];
+  ty_transforms *T = ty_world_transforms(ctx->world);
+  memcpy(trs_field(ty_transform_write(T, ty_object_transform(ctx->world, id)), kind), v,
+         sizeof(float) * (size_t)LOCAL_N[kind]);
+  if (!g || !g->local[kind]) return;
+  /* The table is the locals list's entry: no need for the GameObject on the stack. */
+  int list = push_locals(L, ctx);
+  lua_rawgeti(L, list, g->local[kind]);
+  for (int i = 0; i < LOCAL_N[kind]; i++) {
+    lua_pushnumber(L, v[i]);
+    lua_setfield(L, -2, AXES[i]);
+  }
+  lua_settop(L, list - 1);
 }
 
 /* Forgets the Lua side of object id as its id goes stale: its GameObject leaves the objects
@@ -392,6 +412,33 @@ static void call_method(lua_State *L, int inst_idx, const char *method, int scen
   }
   lua_pushvalue(L, inst_idx);
   call_hook(L, 1, scene_idx, method, object, inst_idx);
+}
+
+void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs) {
+  int args = lua_gettop(L) - nargs + 1;
+  ty_world *W = world_of(L);
+  push_instances(L);
+  int inst_tab = lua_gettop(L);
+  /* A hook may add or remove components (or disable the object): check each time round. */
+  for (uint32_t i = 0; ty_object_alive(W, id) && ty_object_active(W, id) && i < ty_object_component_count(W, id);
+       i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref == TY_COMPONENT_REMOVED) continue;
+    lua_rawgeti(L, inst_tab, ref);
+    int inst = lua_gettop(L);
+    lua_getfield(L, inst, "enabled");
+    bool off = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (!off && lua_getfield(L, inst, method) == LUA_TFUNCTION) {
+      lua_pushvalue(L, inst);
+      for (int a = 0; a < nargs; a++) lua_pushvalue(L, args + a);
+      call_hook(L, nargs + 1, scene_idx, method, id, inst);
+    } else if (!off) {
+      lua_pop(L, 1);
+    }
+    lua_settop(L, inst_tab);
+  }
+  lua_settop(L, args - 1);
 }
 
 /* ---- components ---- */
@@ -605,6 +652,7 @@ static void finish_object(lua_State *L, ty_id id, int scene_idx) {
     if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, inst_tab, ref);
   }
   lua_pop(L, 1);
+  ty_lua_physics_forget(L, id);
   forget_object(L, id);
 }
 
@@ -735,6 +783,7 @@ static int dead_view_error(lua_State *L, const ty_vec *u) {
 }
 
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
+  if (u->view >= TY_VIEW_VELOCITY_2D) return ty_lua_physics_view(L, u, write);
   ty_world *W = world_of(L);
   if (!ty_object_alive(W, u->owner)) dead_view_error(L, u);
   if (write) luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");
@@ -1415,6 +1464,9 @@ static int walk_protected(lua_State *L) {
 /* Runs phase p: its systems, then the object walk; each error is reported and the walk
  * resumes after the hook that raised it. arg_idx holds what hooks receive. */
 static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, int arg_idx) {
+  /* The worlds step before any physics hook; contacts reach components before postPhysics. */
+  if (p == TY_PHASE_PHYSICS) ty_lua_physics_step(L, scene_idx, ls->scene, lua_tonumber(L, arg_idx));
+  if (p == TY_PHASE_POST_PHYSICS) ty_lua_physics_contacts(L, scene_idx, ls->scene);
   scene_data(L, scene_idx, "systems");
   int systems = lua_gettop(L);
   for (lua_Integer i = 1; lua_rawgeti(L, systems, i) != LUA_TNIL; i++) {
@@ -1586,6 +1638,10 @@ static int scene_index(lua_State *L) {
   if (!k) return 0;
   if (strcmp(k, "time") == 0 || strcmp(k, "onError") == 0) {
     scene_data(L, 1, k);
+    return 1;
+  }
+  if (strcmp(k, "physics2d") == 0 || strcmp(k, "physics") == 0) {
+    ty_lua_physics_push_world(L, 1, k[7] == '2' ? 2 : 3);
     return 1;
   }
   if (strcmp(k, "roots") == 0) {

@@ -47,6 +47,18 @@ ty_lscene *ty_check_scene(lua_State *L, int idx);
  * next transform write or sync. */
 const float *ty_lua_world_matrix(lua_State *L, ty_id id);
 
+/* Reads back the local tables Lua holds for id and its ancestors (compare on read): what a
+ * C reader of its transform (the physics step) must do first. */
+void ty_lua_pull(lua_State *L, ty_id id);
+/* Writes v into local kind (0 position, 1 rotation, 2 scale) of the live object id: its
+ * transform, and its Lua table when Lua holds one, so compare-on-read sees no change. What
+ * a C writer (physics write-back) must use instead of ty_transform_write. */
+void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v);
+/* Calls method(instance, args...) protected on every enabled component of id that has it
+ * (none while id or an ancestor is disabled, as for phase hooks),
+ * errors reported as the tick reports them; pops the nargs arguments on top of the stack. */
+void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs);
+
 /* Runs one tick of the scene at stack index idx with hooks receiving dt (the clock is
  * advanced by the caller). Raises only when scene.onError raises. */
 void ty_scene_run_tick(lua_State *L, int idx, double dt);

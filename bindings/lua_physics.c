@@ -1,0 +1,1206 @@
+/* bindings/lua_physics.c: the Lua face of engine/physics: scene.physics2d and
+ * scene.physics (World2D over a ty_phys2d, World3D over a ty_phys3d), the body calls behind
+ * the component classes of scripts/tycho/physics.lua (tycho._physics for 2D,
+ * tycho._physics3d for 3D), and the tick's physics work.
+ *
+ * Each body belongs to one GameObject. The world keeps a record per body: its handle,
+ * the object, and the local position and rotation last seen or written. At the physics
+ * phase each body's object has its local tables read back (ty_lua_pull); a record whose local
+ * values differ from the last ones was moved by the game: a kinematic body is driven
+ * there through the step (so it pushes what it meets), any other body is placed there.
+ * After the step, dynamic bodies that moved are written back through ty_lua_set_local,
+ * which keeps the Lua tables in step. Game units are meters times unitsPerMeter. */
+#include "lua_physics.h"
+#include "lua_scene.h"
+#include "physics/physics2d.h"
+#include "physics/physics3d.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TY_WORLD2D "World2D"
+#define TY_WORLD3D "World3D"
+
+typedef struct body_rec {
+  uint32_t body; /* a ty_body2d or ty_body3d */
+  ty_id go;
+  uint32_t xf;
+  float pos[3], rot[4]; /* the local values last seen or written */
+  float scale[3];       /* the local scale its shapes were sized with */
+  bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
+} body_rec;
+
+/* One userdata type per dimension (World2D, World3D) over the same struct. */
+typedef struct lworld {
+  int dims;      /* 2 or 3 */
+  ty_phys2d *w2; /* dims 2 */
+  ty_phys3d *w3; /* dims 3 */
+  float upm;     /* game units per meter (2D; 1 in 3D) */
+  body_rec *recs;
+  uint32_t count, cap;
+} lworld;
+
+/* Per state and dimension: entity number -> the world and record index (1-based) of its
+ * body (of[0] 2D, of[1] 3D). */
+typedef struct pmap {
+  struct {
+    lworld *world;
+    uint32_t rec;
+  } *of;
+  uint32_t cap;
+} pmap;
+typedef struct pctx {
+  pmap maps[2];
+} pctx;
+
+static const char pctx_key = 0;
+static const char flush_key = 0;
+static const char mark_key = 0; /* registry: physics.lua's markPending(go) */
+static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
+
+static void commit_views(lua_State *L);
+
+static pctx *pctx_get(lua_State *L) {
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &pctx_key);
+  pctx *p = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return p;
+}
+
+static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
+
+static void map_set(lua_State *L, ty_id id, lworld *w, uint32_t rec) {
+  pmap *p = &pctx_get(L)->maps[w->dims - 2];
+  uint32_t n = TY_ID_NUMBER(id);
+  if (n >= p->cap) {
+    uint32_t cap = p->cap ? p->cap : 1024;
+    while (cap <= n) cap *= 2;
+    void *of = TY_REALLOC(p->of, cap * sizeof *p->of);
+    if (!of) luaL_error(L, "out of memory");
+    p->of = of;
+    memset(p->of + p->cap, 0, (cap - p->cap) * sizeof *p->of);
+    p->cap = cap;
+  }
+  p->of[n].world = w;
+  p->of[n].rec = rec;
+}
+
+/* Clears id's entry without growing the map (also safe while the state closes). */
+static void map_clear(lua_State *L, int dims, ty_id id) {
+  pctx *c = pctx_get(L);
+  pmap *p = c ? &c->maps[dims - 2] : NULL;
+  if (p && TY_ID_NUMBER(id) < p->cap) p->of[TY_ID_NUMBER(id)].world = NULL;
+}
+
+/* The record of id's body, or NULL (with *wout set to its world when found). */
+static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
+  pctx *c = pctx_get(L);
+  pmap *p = c ? &c->maps[dims - 2] : NULL;
+  uint32_t n = TY_ID_NUMBER(id);
+  if (!p || n >= p->cap || !p->of[n].world) return NULL;
+  lworld *w = p->of[n].world;
+  body_rec *r = &w->recs[p->of[n].rec - 1];
+  if (r->go != id) return NULL;
+  *wout = w;
+  return r;
+}
+
+/* Destroys record i's body and takes it off the list (the last record moves into it). */
+static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
+  body_rec *r = &w->recs[i];
+  if (w->dims == 2) ty_body2d_destroy(w->w2, r->body);
+  else ty_body3d_destroy(w->w3, r->body);
+  map_clear(L, w->dims, r->go);
+  if (i != w->count - 1) {
+    w->recs[i] = w->recs[w->count - 1];
+    map_set(L, w->recs[i].go, w, i + 1);
+  }
+  w->count--;
+}
+
+/* ---- conversions ---- */
+
+static float quat_angle_z(const float q[4]) { return 2.0f * atan2f(q[2], q[3]); }
+
+static void quat_mul(const float a[4], const float b[4], float out[4]) {
+  float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+  float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+  float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+  float ww = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+  out[0] = x, out[1] = y, out[2] = z, out[3] = ww;
+}
+
+/* The world pose (game units, radians about Z) of transform xf, brought up to date. */
+static void world_pose(ty_transforms *T, uint32_t xf, float *x, float *y, float *angle) {
+  float p[3], q[4];
+  ty_transform_world_position(T, xf, p);
+  ty_transform_world_rotation(T, xf, q);
+  *x = p[0], *y = p[1], *angle = quat_angle_z(q);
+}
+
+/* Reads argument idx as a 2D vector: a Vec3 (z ignored), {x=, y=} or {x, y}. */
+static void check_vec2(lua_State *L, int idx, float out[2]) {
+  if (ty_is_vec3(L, idx)) {
+    float v[3];
+    ty_read_vec3(L, idx, v);
+    out[0] = v[0], out[1] = v[1];
+    return;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE) luaL_typeerror(L, idx, "Vec3 or {x=, y=} table");
+  static const char *const axes[2] = {"x", "y"};
+  for (int i = 0; i < 2; i++) {
+    if (lua_getfield(L, idx, axes[i]) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, idx, i + 1);
+    }
+    int ok;
+    out[i] = (float)lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok || !isfinite(out[i]))
+      luaL_argerror(L, idx, lua_pushfstring(L, "the table needs a finite number for '%s'", axes[i]));
+  }
+}
+
+/* Reads argument idx as a 3D vector: a Vec3, {x=, y=, z=} or {x, y, z}. */
+static void check_vec3(lua_State *L, int idx, float out[3]) {
+  if (ty_is_vec3(L, idx)) {
+    ty_read_vec3(L, idx, out);
+    return;
+  }
+  if (lua_type(L, idx) != LUA_TTABLE) luaL_typeerror(L, idx, "Vec3 or {x=, y=, z=} table");
+  static const char *const axes[3] = {"x", "y", "z"};
+  for (int i = 0; i < 3; i++) {
+    if (lua_getfield(L, idx, axes[i]) == LUA_TNIL) {
+      lua_pop(L, 1);
+      lua_rawgeti(L, idx, i + 1);
+    }
+    int ok;
+    out[i] = (float)lua_tonumberx(L, -1, &ok);
+    lua_pop(L, 1);
+    if (!ok || !isfinite(out[i]))
+      luaL_argerror(L, idx, lua_pushfstring(L, "the table needs a finite number for '%s'", axes[i]));
+  }
+}
+
+/* ---- the World2D userdata ---- */
+
+static lworld *check_world2d(lua_State *L, int idx) {
+  lworld *w = luaL_checkudata(L, idx, TY_WORLD2D);
+  if (!w->w2) luaL_error(L, "this physics world's scene is gone");
+  return w;
+}
+
+static lworld *check_world3d(lua_State *L, int idx) {
+  lworld *w = luaL_checkudata(L, idx, TY_WORLD3D);
+  if (!w->w3) luaL_error(L, "this physics world's scene is gone");
+  return w;
+}
+
+static int world_gc(lua_State *L) {
+  lworld *w = lua_touserdata(L, 1);
+  for (uint32_t i = 0; i < w->count; i++) map_clear(L, w->dims, w->recs[i].go);
+  TY_FREE(w->recs);
+  w->recs = NULL;
+  w->count = w->cap = 0;
+  ty_phys2d_destroy(w->w2);
+  ty_phys3d_destroy(w->w3);
+  w->w2 = NULL;
+  w->w3 = NULL;
+  return 0;
+}
+
+/* world:raycast(origin, direction [, maxDistance]) -> {object=, point=, normal=, distance=} or nil */
+static int world2d_raycast(lua_State *L) {
+  lworld *w = check_world2d(L, 1);
+  float o[2], d[2];
+  check_vec2(L, 2, o);
+  check_vec2(L, 3, d);
+  float max = (float)luaL_optnumber(L, 4, 1e6);
+  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
+  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
+  float p1[2] = {o[0] / w->upm, o[1] / w->upm};
+  float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
+  ty_ray2d_hit hit;
+  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_createtable(L, 0, 4);
+  ty_push_gameobject(L, (ty_id)hit.user);
+  lua_setfield(L, -2, "object");
+  ty_push_vec3(L, hit.point[0] * w->upm, hit.point[1] * w->upm, 0);
+  lua_setfield(L, -2, "point");
+  ty_push_vec3(L, hit.normal[0], hit.normal[1], 0);
+  lua_setfield(L, -2, "normal");
+  lua_pushnumber(L, (double)hit.fraction * max);
+  lua_setfield(L, -2, "distance");
+  return 1;
+}
+
+static int world2d_index(lua_State *L) {
+  lworld *w = check_world2d(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "gravity") == 0) {
+    float g[2];
+    ty_phys2d_gravity(w->w2, g);
+    ty_push_vec3(L, g[0] * w->upm, g[1] * w->upm, 0);
+  } else if (strcmp(k, "unitsPerMeter") == 0) {
+    lua_pushnumber(L, w->upm);
+  } else if (strcmp(k, "bodyCount") == 0) {
+    lua_pushinteger(L, w->count);
+  } else if (strcmp(k, "raycast") == 0) {
+    lua_pushcfunction(L, world2d_raycast);
+  } else {
+    lua_pushnil(L);
+  }
+  return 1;
+}
+
+static int world2d_newindex(lua_State *L) {
+  lworld *w = check_world2d(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "gravity") == 0) {
+    float g[2];
+    check_vec2(L, 3, g);
+    ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
+  } else if (strcmp(k, "unitsPerMeter") == 0) {
+    lua_Number u = luaL_checknumber(L, 3);
+    if (!(u > 0) || !isfinite(u)) luaL_argerror(L, 3, "unitsPerMeter must be a finite number > 0");
+    if (w->count) luaL_error(L, "unitsPerMeter must be set before the world has bodies");
+    float g[2];
+    ty_phys2d_gravity(w->w2, g);
+    g[0] *= w->upm, g[1] *= w->upm;
+    w->upm = (float)u;
+    ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
+  } else {
+    luaL_error(L, "World2D.%s cannot be set", k);
+  }
+  return 0;
+}
+
+static int world2d_tostring(lua_State *L) {
+  lworld *w = luaL_checkudata(L, 1, TY_WORLD2D);
+  lua_pushfstring(L, "World2D (%d bodies)", (int)w->count);
+  return 1;
+}
+
+void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims) {
+  const char *key = dims == 2 ? "physics2d" : "physics";
+  scene_idx = lua_absindex(L, scene_idx);
+  lua_getiuservalue(L, scene_idx, 1);
+  if (lua_getfield(L, -1, key) != LUA_TNIL) {
+    lua_remove(L, -2);
+    return;
+  }
+  lua_pop(L, 1);
+  lworld *w = lua_newuserdatauv(L, sizeof *w, 0);
+  memset(w, 0, sizeof *w);
+  w->dims = dims;
+  w->upm = 1;
+  if (dims == 2) {
+    w->w2 = ty_phys2d_create(0, -9.81f);
+    if (!w->w2) luaL_error(L, "out of memory");
+    luaL_setmetatable(L, TY_WORLD2D);
+  } else {
+    w->w3 = ty_phys3d_create((const float[3]){0, -9.81f, 0});
+    if (!w->w3) luaL_error(L, "out of memory");
+    luaL_setmetatable(L, TY_WORLD3D);
+  }
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -3, key);
+  lua_remove(L, -2);
+}
+
+/* The scene's world of dims if it has one (nothing pushed, NULL, when not). */
+static lworld *scene_world(lua_State *L, int scene_idx, int dims) {
+  lua_getiuservalue(L, scene_idx, 1);
+  lworld *w = lua_getfield(L, -1, dims == 2 ? "physics2d" : "physics") == LUA_TUSERDATA ? lua_touserdata(L, -1) : NULL;
+  lua_pop(L, 2);
+  return w && (w->w2 || w->w3) ? w : NULL;
+}
+
+/* ---- bodies and shapes: tycho._physics, for scripts/tycho/physics.lua ---- */
+
+static ty_body_type check_type(lua_State *L, int idx, const char *name) {
+  if (strcmp(name, "dynamic") == 0) return TY_BODY_DYNAMIC;
+  if (strcmp(name, "static") == 0) return TY_BODY_STATIC;
+  if (strcmp(name, "kinematic") == 0) return TY_BODY_KINEMATIC;
+  luaL_argerror(L, idx, lua_pushfstring(L, "type must be 'dynamic', 'static' or 'kinematic', got '%s'", name));
+  return TY_BODY_STATIC;
+}
+
+static float opt_field(lua_State *L, int t, const char *k, float def) {
+  lua_getfield(L, t, k);
+  float v = lua_isnumber(L, -1) ? (float)lua_tonumber(L, -1) : def;
+  lua_pop(L, 1);
+  return v;
+}
+
+/* Records body b of object id (transform xf), its locals as they are now. */
+static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
+  if (w->count == w->cap) {
+    uint32_t cap = w->cap ? w->cap * 2 : 64;
+    body_rec *recs = TY_REALLOC(w->recs, cap * sizeof *recs);
+    if (!recs) {
+      if (w->dims == 2) ty_body2d_destroy(w->w2, b);
+      else ty_body3d_destroy(w->w3, b);
+      luaL_error(L, "out of memory");
+    }
+    w->recs = recs, w->cap = cap;
+  }
+  body_rec *r = &w->recs[w->count++];
+  memset(r, 0, sizeof *r);
+  r->body = b, r->go = id, r->xf = xf;
+  const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
+  memcpy(r->pos, l->pos, sizeof r->pos);
+  memcpy(r->rot, l->rot, sizeof r->rot);
+  memcpy(r->scale, l->scale, sizeof r->scale);
+  map_set(L, id, w, w->count);
+}
+
+/* P.createBody(world, go, opts) -> true: a body at go's world pose. opts (checked by the
+ * component) hold type, linearDamping, angularDamping, gravityScale, lockRotation. */
+static int p_create_body(lua_State *L) {
+  lworld *w = check_world2d(L, 1);
+  ty_id id = ty_check_gameobject(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lworld *old = NULL;
+  if (rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
+  ty_world *W = world_of(L);
+  ty_lua_world_matrix(L, id); /* reads back its chain's tables */
+  ty_transforms *T = ty_world_transforms(W);
+  uint32_t xf = ty_object_transform(W, id);
+  ty_body2d_desc d = {0};
+  lua_getfield(L, 3, "type");
+  d.type = lua_isstring(L, -1) ? check_type(L, 3, lua_tostring(L, -1)) : TY_BODY_DYNAMIC;
+  lua_pop(L, 1);
+  float x, y, a;
+  world_pose(T, xf, &x, &y, &a);
+  d.x = x / w->upm, d.y = y / w->upm, d.angle = a;
+  d.linear_damping = opt_field(L, 3, "linearDamping", 0);
+  d.angular_damping = opt_field(L, 3, "angularDamping", 0);
+  d.gravity_scale = opt_field(L, 3, "gravityScale", 1);
+  d.no_gravity = d.gravity_scale == 0;
+  lua_getfield(L, 3, "lockRotation");
+  d.fixed_rotation = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  d.user = id;
+  ty_body2d b = ty_body2d_create(w->w2, &d);
+  if (!b) luaL_error(L, "too many 2D bodies");
+  add_rec(L, w, b, id, xf);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* The body record of the GameObject at idx; raises when it has none. */
+static body_rec *check_body(lua_State *L, int idx, lworld **w) {
+  ty_id id = ty_check_gameobject(L, idx);
+  body_rec *r = rec_of(L, 2, id, w);
+  if (!r) luaL_error(L, "GameObject has no 2D body");
+  return r;
+}
+
+/* P.addShape(go, opts): opts = {kind=, size=, center=, radius=, points=, trigger=,
+ * friction=, restitution=}, sizes in the object's units (scaled here by its world scale). */
+static int p_add_shape(lua_State *L) {
+  lworld *w = NULL;
+  body_rec *r = check_body(L, 1, &w);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  float s[3];
+  ty_transform_world_scale(ty_world_transforms(world_of(L)), r->xf, s);
+  float sx = fabsf(s[0]) / w->upm, sy = fabsf(s[1]) / w->upm;
+  ty_shape2d_desc d = {0};
+  lua_getfield(L, 2, "kind");
+  const char *kind = luaL_checkstring(L, -1);
+  lua_pop(L, 1);
+  d.cx = opt_field(L, 2, "cx", 0) * sx;
+  d.cy = opt_field(L, 2, "cy", 0) * sy;
+  if (strcmp(kind, "box") == 0) {
+    d.kind = TY_SHAPE2D_BOX;
+    d.hx = opt_field(L, 2, "w", 1) * 0.5f * sx;
+    d.hy = opt_field(L, 2, "h", 1) * 0.5f * sy;
+  } else if (strcmp(kind, "circle") == 0) {
+    d.kind = TY_SHAPE2D_CIRCLE;
+    d.radius = opt_field(L, 2, "radius", 0.5f) * (sx > sy ? sx : sy);
+  } else {
+    d.kind = TY_SHAPE2D_POLYGON;
+    lua_getfield(L, 2, "points");
+    int n = (int)lua_rawlen(L, -1);
+    d.point_count = n / 2;
+    for (int i = 0; i < n && i < 2 * TY_SHAPE2D_MAX_POINTS; i++) {
+      lua_rawgeti(L, -1, i + 1);
+      d.points[i] = (float)lua_tonumber(L, -1) * (i % 2 ? sy : sx);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+  }
+  d.density = 1;
+  d.friction = opt_field(L, 2, "friction", 0.5f);
+  d.restitution = opt_field(L, 2, "restitution", 0);
+  lua_getfield(L, 2, "trigger");
+  d.trigger = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  lua_pushboolean(L, ty_shape2d_create(w->w2, r->body, &d) != 0);
+  return 1;
+}
+
+/* P.destroyBody(go) -> vx, vy, w (the velocities it had), or nothing when it had none. */
+static int p_destroy_body(lua_State *L) {
+  commit_views(L);
+  ty_id id = (ty_id)luaL_checkinteger(L, 1);
+  lworld *w = NULL;
+  body_rec *r = rec_of(L, 2, id, &w);
+  if (!r) return 0;
+  float v[2];
+  ty_body2d_velocity(w->w2, r->body, v);
+  float av = ty_body2d_angular_velocity(w->w2, r->body);
+  remove_rec(L, w, (uint32_t)(r - w->recs));
+  lua_pushnumber(L, v[0] * w->upm);
+  lua_pushnumber(L, v[1] * w->upm);
+  lua_pushnumber(L, av);
+  return 3;
+}
+
+static int p_has_body(lua_State *L) {
+  lworld *w = NULL;
+  int dims = (int)lua_tointeger(L, lua_upvalueindex(1));
+  lua_pushboolean(L, rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
+  return 1;
+}
+
+/* P.get(go, key) -> value: velocity (Vec3), angularVelocity, sleeping, mass, type */
+static int p_get(lua_State *L) {
+  lworld *w = NULL;
+  body_rec *r = check_body(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "velocity") == 0) {
+    ty_push_view(L, r->go, TY_VIEW_VELOCITY_2D);
+  } else if (strcmp(k, "angularVelocity") == 0) {
+    commit_views(L);
+    lua_pushnumber(L, ty_body2d_angular_velocity(w->w2, r->body));
+  } else if (strcmp(k, "sleeping") == 0) {
+    lua_pushboolean(L, !ty_body2d_awake(w->w2, r->body));
+  } else if (strcmp(k, "mass") == 0) {
+    lua_pushnumber(L, ty_body2d_mass(w->w2, r->body));
+  } else {
+    return luaL_argerror(L, 2, "unknown body field");
+  }
+  return 1;
+}
+
+/* P.set(go, key, value): velocity ({x,y}), angularVelocity, mass, damping (l, a),
+ * gravityScale, lockRotation, type */
+static int p_set(lua_State *L) {
+  commit_views(L);
+  lworld *w = NULL;
+  body_rec *r = check_body(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "velocity") == 0) {
+    float v[2];
+    check_vec2(L, 3, v);
+    ty_body2d_set_velocity(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
+  } else if (strcmp(k, "angularVelocity") == 0) {
+    ty_body2d_set_angular_velocity(w->w2, r->body, (float)luaL_checknumber(L, 3));
+  } else if (strcmp(k, "mass") == 0) {
+    ty_body2d_set_mass(w->w2, r->body, (float)luaL_checknumber(L, 3));
+  } else if (strcmp(k, "damping") == 0) {
+    ty_body2d_set_damping(w->w2, r->body, (float)luaL_checknumber(L, 3), (float)luaL_checknumber(L, 4));
+  } else if (strcmp(k, "gravityScale") == 0) {
+    ty_body2d_set_gravity_scale(w->w2, r->body, (float)luaL_checknumber(L, 3));
+  } else if (strcmp(k, "lockRotation") == 0) {
+    ty_body2d_set_fixed_rotation(w->w2, r->body, lua_toboolean(L, 3));
+  } else if (strcmp(k, "type") == 0) {
+    ty_body2d_set_type(w->w2, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
+  } else if (strcmp(k, "awake") == 0) {
+    ty_body2d_set_awake(w->w2, r->body, lua_toboolean(L, 3));
+  } else {
+    return luaL_argerror(L, 2, "unknown body field");
+  }
+  return 0;
+}
+
+/* P.apply(go, "force"|"impulse", v) */
+static int p_apply(lua_State *L) {
+  commit_views(L);
+  lworld *w = NULL;
+  body_rec *r = check_body(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  float v[2];
+  check_vec2(L, 3, v);
+  if (strcmp(k, "force") == 0) ty_body2d_apply_force(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
+  else ty_body2d_apply_impulse(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
+  return 0;
+}
+
+/* P.setFlush(flush, mark): flush(scene) builds the bodies waiting in that scene, mark(go)
+ * puts an object back on the waiting list (physics.lua). */
+static int p_set_flush(lua_State *L) {
+  commit_views(L);
+  luaL_checktype(L, 1, LUA_TFUNCTION);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_settop(L, 2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mark_key);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &flush_key);
+  return 0;
+}
+
+/* ---- 3D: World3D and tycho._physics3d ---- */
+
+static int world3d_raycast(lua_State *L) {
+  lworld *w = check_world3d(L, 1);
+  float o[3], d[3];
+  check_vec3(L, 2, o);
+  check_vec3(L, 3, d);
+  float max = (float)luaL_optnumber(L, 4, 1e6);
+  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
+  float p2[3];
+  for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
+  ty_ray3d_hit hit;
+  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  lua_createtable(L, 0, 4);
+  ty_push_gameobject(L, (ty_id)hit.user);
+  lua_setfield(L, -2, "object");
+  ty_push_vec3(L, hit.point[0], hit.point[1], hit.point[2]);
+  lua_setfield(L, -2, "point");
+  ty_push_vec3(L, hit.normal[0], hit.normal[1], hit.normal[2]);
+  lua_setfield(L, -2, "normal");
+  lua_pushnumber(L, (double)hit.fraction * max);
+  lua_setfield(L, -2, "distance");
+  return 1;
+}
+
+static int world3d_index(lua_State *L) {
+  lworld *w = check_world3d(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "gravity") == 0) {
+    float g[3];
+    ty_phys3d_gravity(w->w3, g);
+    ty_push_vec3(L, g[0], g[1], g[2]);
+  } else if (strcmp(k, "bodyCount") == 0) {
+    lua_pushinteger(L, w->count);
+  } else if (strcmp(k, "raycast") == 0) {
+    lua_pushcfunction(L, world3d_raycast);
+  } else {
+    lua_pushnil(L);
+  }
+  return 1;
+}
+
+static int world3d_newindex(lua_State *L) {
+  lworld *w = check_world3d(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "gravity") != 0) return luaL_error(L, "World3D.%s cannot be set", k);
+  float g[3];
+  check_vec3(L, 3, g);
+  ty_phys3d_set_gravity(w->w3, g);
+  return 0;
+}
+
+static int world3d_tostring(lua_State *L) {
+  lworld *w = luaL_checkudata(L, 1, TY_WORLD3D);
+  lua_pushfstring(L, "World3D (%d bodies)", (int)w->count);
+  return 1;
+}
+
+static body_rec *check_body3(lua_State *L, int idx, lworld **w) {
+  ty_id id = ty_check_gameobject(L, idx);
+  body_rec *r = rec_of(L, 3, id, w);
+  if (!r) luaL_error(L, "GameObject has no 3D body");
+  return r;
+}
+
+/* Reads number field k of the table at t into out[n] (a {x=, y=, z=} table). */
+static void vec_field(lua_State *L, int t, const char *k, float *out, int n) {
+  static const char *const axes[3] = {"x", "y", "z"};
+  if (lua_getfield(L, t, k) == LUA_TTABLE)
+    for (int i = 0; i < n; i++) out[i] = opt_field(L, lua_gettop(L), axes[i], out[i]);
+  lua_pop(L, 1);
+}
+
+/* P3.createBody(world, go, opts, shapes) -> true or false (a shape refused): opts as the
+ * RigidBody's, shapes = {{kind=, size=, center=, radius=, height=, vertices=, indices=}, ...}
+ * in the object's units (scaled here by its world scale). A trigger shape makes the whole
+ * body a trigger. */
+static int p3_create_body(lua_State *L) {
+  lworld *w = check_world3d(L, 1);
+  ty_id id = ty_check_gameobject(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  luaL_checktype(L, 4, LUA_TTABLE);
+  lworld *old = NULL;
+  if (rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
+  ty_world *W = world_of(L);
+  ty_lua_world_matrix(L, id);
+  ty_transforms *T = ty_world_transforms(W);
+  uint32_t xf = ty_object_transform(W, id);
+  ty_body3d_desc d = {0};
+  lua_getfield(L, 3, "type");
+  d.type = lua_isstring(L, -1) ? check_type(L, 3, lua_tostring(L, -1)) : TY_BODY_DYNAMIC;
+  lua_pop(L, 1);
+  ty_transform_world_position(T, xf, d.position);
+  ty_transform_world_rotation(T, xf, d.rotation);
+  d.mass = opt_field(L, 3, "mass", 1);
+  d.friction = opt_field(L, 3, "friction", 0.5f);
+  d.restitution = opt_field(L, 3, "restitution", 0);
+  d.linear_damping = opt_field(L, 3, "linearDamping", 0);
+  d.angular_damping = opt_field(L, 3, "angularDamping", 0);
+  d.gravity_scale = opt_field(L, 3, "gravityScale", 1);
+  lua_getfield(L, 3, "lockRotation");
+  d.lock_rotation = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  d.user = id;
+  float sc[3];
+  ty_transform_world_scale(T, xf, sc);
+  for (int i = 0; i < 3; i++) sc[i] = fabsf(sc[i]);
+  float smax = fmaxf(sc[0], fmaxf(sc[1], sc[2])), sxz = fmaxf(sc[0], sc[2]);
+  uint32_t n = (uint32_t)lua_rawlen(L, 4);
+  if (n > 64) luaL_argerror(L, 4, "at most 64 colliders on one body");
+  ty_shape3d_desc shapes[64];
+  float *verts = NULL;
+  uint32_t *idx = NULL;
+  for (uint32_t i = 0; i < n; i++) {
+    lua_rawgeti(L, 4, (lua_Integer)i + 1);
+    int t = lua_gettop(L);
+    ty_shape3d_desc *sd = &shapes[i];
+    memset(sd, 0, sizeof *sd);
+    lua_getfield(L, t, "kind");
+    const char *kind = luaL_checkstring(L, -1);
+    lua_pop(L, 1);
+    vec_field(L, t, "center", sd->center, 3);
+    for (int k = 0; k < 3; k++) sd->center[k] *= sc[k];
+    if (lua_getfield(L, t, "trigger"), lua_toboolean(L, -1)) d.trigger = true;
+    lua_pop(L, 1);
+    if (strcmp(kind, "box") == 0) {
+      sd->kind = TY_SHAPE3D_BOX;
+      float size[3] = {1, 1, 1};
+      vec_field(L, t, "size", size, 3);
+      for (int k = 0; k < 3; k++) sd->half[k] = size[k] * 0.5f * sc[k];
+    } else if (strcmp(kind, "sphere") == 0) {
+      sd->kind = TY_SHAPE3D_SPHERE;
+      sd->radius = opt_field(L, t, "radius", 0.5f) * smax;
+    } else if (strcmp(kind, "capsule") == 0) {
+      sd->kind = TY_SHAPE3D_CAPSULE;
+      sd->radius = opt_field(L, t, "radius", 0.5f) * sxz;
+      sd->height = opt_field(L, t, "height", 2) * sc[1];
+    } else {
+      sd->kind = TY_SHAPE3D_MESH;
+      if (verts) luaL_error(L, "one MeshCollider per object");
+      lua_getfield(L, t, "vertices");
+      lua_getfield(L, t, "indices");
+      uint32_t nv = (uint32_t)lua_rawlen(L, -2) / 3, ni = (uint32_t)lua_rawlen(L, -1);
+      verts = TY_MALLOC((nv ? nv : 1) * 3 * sizeof *verts);
+      idx = TY_MALLOC((ni ? ni : 1) * sizeof *idx);
+      TY_ASSERT(verts && idx);
+      for (uint32_t k = 0; k < 3 * nv; k++) {
+        lua_rawgeti(L, -2, (lua_Integer)k + 1);
+        verts[k] = (float)lua_tonumber(L, -1) * sc[k % 3];
+        lua_pop(L, 1);
+      }
+      for (uint32_t k = 0; k < ni; k++) {
+        lua_rawgeti(L, -1, (lua_Integer)k + 1);
+        idx[k] = (uint32_t)(lua_tointeger(L, -1) - 1); /* Lua's indices count from 1 */
+        lua_pop(L, 1);
+      }
+      lua_pop(L, 2);
+      sd->vertices = verts, sd->vertex_count = nv, sd->indices = idx, sd->index_count = ni;
+    }
+    lua_settop(L, t - 1);
+  }
+  ty_body3d b = ty_body3d_create(w->w3, &d, shapes, n);
+  TY_FREE(verts);
+  TY_FREE(idx);
+  if (!b) {
+    lua_pushboolean(L, 0);
+    return 1;
+  }
+  add_rec(L, w, b, id, xf);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* P3.destroyBody(go id) -> velocity, angularVelocity (Vec3s), or nothing. */
+static int p3_destroy_body(lua_State *L) {
+  commit_views(L);
+  ty_id id = (ty_id)luaL_checkinteger(L, 1);
+  lworld *w = NULL;
+  body_rec *r = rec_of(L, 3, id, &w);
+  if (!r) return 0;
+  float v[3], av[3];
+  ty_body3d_velocity(w->w3, r->body, v);
+  ty_body3d_angular_velocity(w->w3, r->body, av);
+  remove_rec(L, w, (uint32_t)(r - w->recs));
+  ty_push_vec3(L, v[0], v[1], v[2]);
+  ty_push_vec3(L, av[0], av[1], av[2]);
+  return 2;
+}
+
+static int p3_get(lua_State *L) {
+  lworld *w = NULL;
+  body_rec *r = check_body3(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  float v[3];
+  (void)v;
+  if (strcmp(k, "velocity") == 0) {
+    ty_push_view(L, r->go, TY_VIEW_VELOCITY_3D);
+  } else if (strcmp(k, "angularVelocity") == 0) {
+    ty_push_view(L, r->go, TY_VIEW_ANGULAR_3D);
+  } else if (strcmp(k, "sleeping") == 0) {
+    lua_pushboolean(L, !ty_body3d_awake(w->w3, r->body));
+  } else if (strcmp(k, "mass") == 0) {
+    lua_pushnumber(L, ty_body3d_mass(w->w3, r->body));
+  } else {
+    return luaL_argerror(L, 2, "unknown body field");
+  }
+  return 1;
+}
+
+static int p3_set(lua_State *L) {
+  commit_views(L);
+  lworld *w = NULL;
+  body_rec *r = check_body3(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "awake") == 0) {
+    ty_body3d_wake(w->w3, r->body);
+    return 0;
+  }
+  float v[3];
+  check_vec3(L, 3, v);
+  if (strcmp(k, "velocity") == 0) ty_body3d_set_velocity(w->w3, r->body, v);
+  else if (strcmp(k, "angularVelocity") == 0) ty_body3d_set_angular_velocity(w->w3, r->body, v);
+  else return luaL_argerror(L, 2, "unknown body field");
+  return 0;
+}
+
+static int p3_apply(lua_State *L) {
+  commit_views(L);
+  lworld *w = NULL;
+  body_rec *r = check_body3(L, 1, &w);
+  const char *k = luaL_checkstring(L, 2);
+  float v[3];
+  check_vec3(L, 3, v);
+  if (strcmp(k, "force") == 0) ty_body3d_apply_force(w->w3, r->body, v);
+  else ty_body3d_apply_impulse(w->w3, r->body, v);
+  return 0;
+}
+
+/* ---- live velocity views ---- */
+
+static body_rec *view_body(lua_State *L, const ty_vec *u, lworld **w) {
+  return rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
+}
+
+/* What was written into the velocity views since the last commit reaches their bodies. */
+static void commit_views(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_views_key) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  int t = lua_gettop(L);
+  lua_Integer n = (lua_Integer)lua_rawlen(L, t);
+  for (lua_Integer i = 1; i <= n; i++) {
+    lua_rawgeti(L, t, i);
+    ty_vec *u = lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    lua_rawseti(L, t, i);
+    lworld *w = NULL;
+    body_rec *r = u ? view_body(L, u, &w) : NULL;
+    if (!r) continue; /* the body went away meanwhile: nothing to write to */
+    if (u->view == TY_VIEW_VELOCITY_2D) {
+      ty_body2d_set_velocity(w->w2, r->body, u->v[0] / w->upm, u->v[1] / w->upm);
+      ty_body2d_set_awake(w->w2, r->body, true);
+    } else if (u->view == TY_VIEW_VELOCITY_3D) {
+      ty_body3d_set_velocity(w->w3, r->body, u->v);
+    } else {
+      ty_body3d_set_angular_velocity(w->w3, r->body, u->v);
+    }
+  }
+  lua_pop(L, 1);
+}
+
+float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write) {
+  commit_views(L);
+  lworld *w = NULL;
+  body_rec *r = view_body(L, u, &w);
+  if (!r) luaL_error(L, "this velocity's body is gone (its object was destroyed or lost its body)");
+  if (u->view == TY_VIEW_VELOCITY_2D) {
+    float v[2];
+    ty_body2d_velocity(w->w2, r->body, v);
+    u->v[0] = v[0] * w->upm, u->v[1] = v[1] * w->upm, u->v[2] = 0;
+  } else if (u->view == TY_VIEW_VELOCITY_3D) {
+    ty_body3d_velocity(w->w3, r->body, u->v);
+  } else {
+    ty_body3d_angular_velocity(w->w3, r->body, u->v);
+  }
+  if (write) {
+    /* The view is an argument of the running C function: find it to keep it till commit. */
+    for (int i = 1; i <= lua_gettop(L); i++) {
+      if (lua_touserdata(L, i) != u) continue;
+      if (lua_rawgetp(L, LUA_REGISTRYINDEX, &pending_views_key) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_rawsetp(L, LUA_REGISTRYINDEX, &pending_views_key);
+      }
+      lua_pushvalue(L, i);
+      lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
+      lua_pop(L, 1);
+      break;
+    }
+  }
+  return u->v;
+}
+
+/* ---- the tick ---- */
+
+static void drive_kinematic(lworld *w, body_rec *r, float tx, float ty_, float ta, float dt, float saved[3]) {
+  float x, y, a, v[2];
+  ty_body2d_transform(w->w2, r->body, &x, &y, &a);
+  ty_body2d_velocity(w->w2, r->body, v);
+  saved[0] = v[0], saved[1] = v[1], saved[2] = ty_body2d_angular_velocity(w->w2, r->body);
+  float da = remainderf(ta - a, 2.0f * (float)M_PI);
+  ty_body2d_set_velocity(w->w2, r->body, (tx - x) / dt, (ty_ - y) / dt);
+  ty_body2d_set_angular_velocity(w->w2, r->body, da / dt);
+}
+
+/* Did the game write r's local position or rotation since it was last seen? Takes the
+ * new values as seen when it did. */
+static bool moved_by_game(ty_transforms *T, body_rec *r) {
+  const ty_trs *l = ty_transform_local(T, r->xf);
+  if (!memcmp(l->pos, r->pos, sizeof r->pos) && !memcmp(l->rot, r->rot, sizeof r->rot)) return false;
+  memcpy(r->pos, l->pos, sizeof r->pos);
+  memcpy(r->rot, l->rot, sizeof r->rot);
+  return true;
+}
+
+/* Writes the world pose pos/rot of r's object back as its local position and rotation
+ * (through its parent, when it has one), only what changed. */
+static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r, float pos[3], float rot[4]) {
+  ty_id parent = ty_object_parent(W, r->go);
+  if (parent) {
+    /* Into the parent's space: its inverse world on the position, its rotation undone. */
+    uint32_t pxf = ty_object_transform(W, parent);
+    const float *inv = ty_transform_world_inverse(T, pxf);
+    float wp[3] = {pos[0], pos[1], pos[2]};
+    for (int k = 0; k < 3; k++) pos[k] = inv[k] * wp[0] + inv[4 + k] * wp[1] + inv[8 + k] * wp[2] + inv[12 + k];
+    float pq[4];
+    ty_transform_world_rotation(T, pxf, pq);
+    float conj[4] = {-pq[0], -pq[1], -pq[2], pq[3]}, lq[4];
+    quat_mul(conj, rot, lq);
+    memcpy(rot, lq, sizeof lq);
+  }
+  if (memcmp(pos, r->pos, sizeof r->pos)) {
+    ty_lua_set_local(L, r->go, 0, pos);
+    memcpy(r->pos, pos, sizeof r->pos);
+  }
+  if (memcmp(rot, r->rot, sizeof r->rot)) {
+    ty_lua_set_local(L, r->go, 1, rot);
+    memcpy(r->rot, rot, sizeof r->rot);
+  }
+}
+
+/* Puts object go back on physics.lua's waiting list, to be built (again) by a flush. */
+static void mark_pending(lua_State *L, ty_id go) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mark_key) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  ty_push_gameobject(L, go);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
+}
+
+/* Before the flush: bodies whose object is gone or left scene S leave the world (one still
+ * alive waits to be built where it went); the bodies' own tables (and their ancestors')
+ * are read back, so objects without a body cost the step nothing; a body whose object's
+ * local scale changed waits to be built again at its new size (velocity kept). */
+static void check_records(lua_State *L, lworld *w, ty_scene *S) {
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  for (uint32_t i = w->count; i-- > 0;) {
+    ty_id go = w->recs[i].go;
+    if (ty_object_alive(W, go) && ty_object_scene(W, go) == S) continue;
+    remove_rec(L, w, i);
+    if (ty_object_alive(W, go)) mark_pending(L, go);
+  }
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    ty_lua_pull(L, r->go);
+    const float *scale = ty_transform_local(T, r->xf)->scale;
+    if (memcmp(scale, r->scale, sizeof r->scale)) {
+      memcpy(r->scale, scale, sizeof r->scale);
+      mark_pending(L, r->go);
+    }
+  }
+}
+
+/* After the flush: a disabled object's body is disabled with it. */
+static void sync_enabled(lua_State *L, lworld *w) {
+  ty_world *W = world_of(L);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    bool off = !ty_object_active(W, r->go);
+    if (off == r->disabled) continue;
+    r->disabled = off;
+    if (w->dims == 2) ty_body2d_set_enabled(w->w2, r->body, !off);
+    else ty_body3d_set_enabled(w->w3, r->body, !off);
+  }
+}
+
+static void step2d(lua_State *L, lworld *w, float dt) {
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  /* Kinematic bodies the game moved are driven there; saved[] holds their own velocity. */
+  uint8_t *driven = NULL;
+  float(*saved)[3] = NULL, (*target)[3] = NULL;
+  if (w->count) {
+    driven = TY_MALLOC(w->count);
+    saved = TY_MALLOC(w->count * sizeof *saved);
+    target = TY_MALLOC(w->count * sizeof *target);
+    TY_ASSERT(driven && saved && target);
+    memset(driven, 0, w->count);
+  }
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    if (!moved_by_game(T, r)) continue;
+    float x, y, a;
+    world_pose(T, r->xf, &x, &y, &a);
+    x /= w->upm, y /= w->upm;
+    if (ty_body2d_type(w->w2, r->body) == TY_BODY_KINEMATIC) {
+      drive_kinematic(w, r, x, y, a, dt, saved[i]);
+      driven[i] = 1;
+      target[i][0] = x, target[i][1] = y, target[i][2] = a;
+    } else {
+      ty_body2d_set_transform(w->w2, r->body, x, y, a);
+      ty_body2d_set_awake(w->w2, r->body, true);
+    }
+  }
+  ty_phys2d_step(w->w2, dt);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    if (driven[i]) {
+      ty_body2d_set_transform(w->w2, r->body, target[i][0], target[i][1], target[i][2]);
+      ty_body2d_set_velocity(w->w2, r->body, saved[i][0], saved[i][1]);
+      ty_body2d_set_angular_velocity(w->w2, r->body, saved[i][2]);
+      continue;
+    }
+    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w2, r->body)) continue;
+    float x, y, a;
+    ty_body2d_transform(w->w2, r->body, &x, &y, &a);
+    float pos[3] = {x * w->upm, y * w->upm, r->pos[2]};
+    if (ty_object_parent(W, r->go)) {
+      float wp[3];
+      ty_transform_world_position(T, r->xf, wp);
+      pos[2] = wp[2];
+    }
+    float rot[4] = {0, 0, sinf(a * 0.5f), cosf(a * 0.5f)};
+    write_back(L, W, T, r, pos, rot);
+  }
+  TY_FREE(driven);
+  TY_FREE(saved);
+  TY_FREE(target);
+}
+
+static void step3d(lua_State *L, lworld *w, float dt) {
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    if (!moved_by_game(T, r)) continue;
+    float p[3], q[4];
+    ty_transform_world_position(T, r->xf, p);
+    ty_transform_world_rotation(T, r->xf, q);
+    ty_body3d_set_transform(w->w3, r->body, p, q); /* a kinematic body moves there in the step */
+  }
+  ty_phys3d_step(w->w3, dt);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))
+      continue;
+    float p[3], q[4];
+    ty_body3d_transform(w->w3, r->body, p, q);
+    write_back(L, W, T, r, p, q);
+  }
+}
+
+void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
+  commit_views(L);
+  for (int dims = 2; dims <= 3; dims++) {
+    lworld *w = scene_world(L, scene_idx, dims);
+    if (w) check_records(L, w, S);
+  }
+  /* Bodies waiting for a world are built next (physics.lua keeps the list). */
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key) == LUA_TFUNCTION) {
+    lua_pushvalue(L, scene_idx);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+      fprintf(stderr, "tycho: building physics bodies: %s\n", lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  } else {
+    lua_pop(L, 1);
+  }
+  lworld *w2 = scene_world(L, scene_idx, 2), *w3 = scene_world(L, scene_idx, 3);
+  if ((!w2 && !w3) || !(dt > 0)) return;
+  if (w2) {
+    sync_enabled(L, w2);
+    step2d(L, w2, (float)dt);
+  }
+  if (w3) {
+    sync_enabled(L, w3);
+    step3d(L, w3, (float)dt);
+  }
+}
+
+static const char *const CONTACT_HOOKS[2][2] = {{"onCollisionEnter", "onCollisionExit"},
+                                                {"onTriggerEnter", "onTriggerExit"}};
+
+/* One contact event of either dimension, as reported. */
+typedef struct contact_ev {
+  ty_contact_kind kind;
+  bool trigger;
+  uint64_t user_a, user_b;
+  float point[3], normal[3], impulse;
+} contact_ev;
+
+/* Calls the hook on self's components with other (and for a collision begin, the contact
+ * seen from self: normal pointing from other towards self). */
+static void report_contact(lua_State *L, int scene_idx, float upm, const contact_ev *c, bool as_a) {
+  ty_id self = (ty_id)(as_a ? c->user_a : c->user_b), other = (ty_id)(as_a ? c->user_b : c->user_a);
+  const char *hook = CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END];
+  ty_push_gameobject(L, other);
+  int nargs = 1;
+  if (!c->trigger && c->kind == TY_CONTACT_BEGIN) {
+    float s = as_a ? -1.0f : 1.0f;
+    lua_createtable(L, 0, 3);
+    ty_push_vec3(L, c->point[0] * upm, c->point[1] * upm, c->point[2] * upm);
+    lua_setfield(L, -2, "point");
+    ty_push_vec3(L, c->normal[0] * s, c->normal[1] * s, c->normal[2] * s);
+    lua_setfield(L, -2, "normal");
+    lua_pushnumber(L, (double)c->impulse * upm);
+    lua_setfield(L, -2, "impulse");
+    nargs = 2;
+  }
+  ty_lua_call_components(L, scene_idx, self, hook, nargs);
+}
+
+/* Takes a world's contacts (copied and cleared: hooks may end bodies, whose contacts then
+ * queue for the next tick). */
+static contact_ev *take_contacts(lworld *w, uint32_t *n) {
+  *n = 0;
+  if (w->dims == 2) {
+    const ty_contact2d *list = ty_phys2d_contacts(w->w2, n);
+    if (!*n) return NULL;
+    contact_ev *cs = TY_MALLOC(*n * sizeof *cs);
+    TY_ASSERT(cs);
+    for (uint32_t i = 0; i < *n; i++) {
+      const ty_contact2d *c = &list[i];
+      cs[i] = (contact_ev){c->kind, c->trigger, c->user_a, c->user_b, {c->point[0], c->point[1], 0},
+                           {c->normal[0], c->normal[1], 0}, c->impulse};
+    }
+    ty_phys2d_clear_contacts(w->w2);
+    return cs;
+  }
+  const ty_contact3d *list = ty_phys3d_contacts(w->w3, n);
+  if (!*n) return NULL;
+  contact_ev *cs = TY_MALLOC(*n * sizeof *cs);
+  TY_ASSERT(cs);
+  for (uint32_t i = 0; i < *n; i++) {
+    const ty_contact3d *c = &list[i];
+    cs[i] = (contact_ev){c->kind, c->trigger, c->user_a, c->user_b, {c->point[0], c->point[1], c->point[2]},
+                         {c->normal[0], c->normal[1], c->normal[2]}, c->impulse};
+  }
+  ty_phys3d_clear_contacts(w->w3);
+  return cs;
+}
+
+void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
+  (void)S;
+  ty_world *W = world_of(L);
+  luaL_checkstack(L, 8, "reporting contacts");
+  for (int dims = 3; dims >= 2; dims--) {
+    lworld *w = scene_world(L, scene_idx, dims);
+    if (!w) continue;
+    float upm = w->upm;
+    uint32_t n;
+    contact_ev *cs = take_contacts(w, &n);
+    for (uint32_t i = 0; i < n; i++) {
+      ty_id a = (ty_id)cs[i].user_a, b = (ty_id)cs[i].user_b;
+      /* An object destroyed since (or swept with its body) is told nothing, nor told of. */
+      if (!ty_object_alive(W, a) || !ty_object_alive(W, b) || ty_object_destroyed(W, a) || ty_object_destroyed(W, b))
+        continue;
+      report_contact(L, scene_idx, upm, &cs[i], true);
+      if (ty_object_alive(W, b) && !ty_object_destroyed(W, b)) report_contact(L, scene_idx, upm, &cs[i], false);
+    }
+    TY_FREE(cs);
+  }
+}
+
+void ty_lua_physics_forget(lua_State *L, ty_id id) {
+  for (int dims = 2; dims <= 3; dims++) {
+    lworld *w = NULL;
+    body_rec *r = rec_of(L, dims, id, &w);
+    if (r) remove_rec(L, w, (uint32_t)(r - w->recs));
+  }
+}
+
+/* ---- opening ---- */
+
+static int pctx_gc(lua_State *L) {
+  pctx *p = lua_touserdata(L, 1);
+  for (int i = 0; i < 2; i++) {
+    TY_FREE(p->maps[i].of);
+    p->maps[i].of = NULL;
+    p->maps[i].cap = 0;
+  }
+  return 0;
+}
+
+void ty_open_physics(lua_State *L) {
+  int tycho = lua_gettop(L);
+  pctx *p = lua_newuserdatauv(L, sizeof *p, 0);
+  memset(p, 0, sizeof *p);
+  lua_newtable(L);
+  lua_pushcfunction(L, pctx_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &pctx_key);
+
+  static const luaL_Reg world2_meta[] = {{"__index", world2d_index},
+                                         {"__newindex", world2d_newindex},
+                                         {"__gc", world_gc},
+                                         {"__tostring", world2d_tostring},
+                                         {NULL, NULL}};
+  luaL_newmetatable(L, TY_WORLD2D);
+  luaL_setfuncs(L, world2_meta, 0);
+  lua_pop(L, 1);
+  static const luaL_Reg world3_meta[] = {{"__index", world3d_index},
+                                         {"__newindex", world3d_newindex},
+                                         {"__gc", world_gc},
+                                         {"__tostring", world3d_tostring},
+                                         {NULL, NULL}};
+  luaL_newmetatable(L, TY_WORLD3D);
+  luaL_setfuncs(L, world3_meta, 0);
+  lua_pop(L, 1);
+
+  static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},
+                                 {"destroyBody", p_destroy_body}, {"get", p_get},
+                                 {"set", p_set},                 {"apply", p_apply},
+                                 {"setFlush", p_set_flush},      {NULL, NULL}};
+  luaL_newlib(L, fns);
+  lua_pushinteger(L, 2);
+  lua_pushcclosure(L, p_has_body, 1);
+  lua_setfield(L, -2, "hasBody");
+  lua_setfield(L, tycho, "_physics");
+  static const luaL_Reg fns3[] = {{"createBody", p3_create_body}, {"destroyBody", p3_destroy_body},
+                                  {"get", p3_get},                 {"set", p3_set},
+                                  {"apply", p3_apply},             {NULL, NULL}};
+  luaL_newlib(L, fns3);
+  lua_pushinteger(L, 3);
+  lua_pushcclosure(L, p_has_body, 1);
+  lua_setfield(L, -2, "hasBody");
+  lua_setfield(L, tycho, "_physics3d");
+}

@@ -1,0 +1,233 @@
+---@meta tycho.physics
+-- scripts/meta/physics.lua: LuaLS annotations for the physics components and worlds
+-- (scripts/tycho/physics.lua over bindings/lua_physics.c and engine/physics/). Never loaded
+-- at run time; scripts/docs/physics.md describes them with examples.
+
+---@alias tycho.BodyType "dynamic"|"static"|"kinematic"
+
+---Options of RigidBody.new and RigidBody2D.new.
+---@class tycho.RigidBodyOptions
+---@field type? tycho.BodyType "dynamic" (default), "static" or "kinematic" (moved by the game)
+---@field mass? number kilograms (1)
+---@field friction? number (0.5) used by colliders without their own
+---@field restitution? number bounciness (0)
+---@field linearDamping? number (0)
+---@field angularDamping? number (0)
+---@field gravityScale? number (1)
+---@field lockRotation? boolean the body never turns (false)
+
+---What onCollisionEnter receives with the other object.
+---@class tycho.Contact
+---@field point tycho.Vec3 where they touch, in world units (the middle of the touching points)
+---@field normal tycho.Vec3 unit, pointing from the other object towards this one
+---@field impulse number the normal impulse the first step of the contact applied (mass times units per second)
+
+---What raycast returns for the nearest hit (triggers are not hit).
+---@class tycho.RayHit
+---@field object tycho.GameObject
+---@field point tycho.Vec3
+---@field normal tycho.Vec3 the surface's, unit
+---@field distance number from the origin along the direction
+
+---Hooks a component may define to hear of its object's contacts; all run in the postPhysics
+---phase, before the postPhysics hooks.
+---@class tycho.ContactHooks
+---@field onCollisionEnter? fun(self, other: tycho.GameObject, contact: tycho.Contact)
+---@field onCollisionExit? fun(self, other: tycho.GameObject)
+---@field onTriggerEnter? fun(self, other: tycho.GameObject)
+---@field onTriggerExit? fun(self, other: tycho.GameObject)
+
+-- ---------------------------------------------------------------------------------------
+-- 2D (Box2D)
+
+---A 2D body: moves in the XY plane, turns about Z. Values are in game units
+---(meters times scene.physics2d.unitsPerMeter).
+---@class tycho.RigidBody2D: tycho.Component
+---@field type tycho.BodyType
+---@field mass number
+---@field friction number
+---@field restitution number
+---@field linearDamping number
+---@field angularDamping number
+---@field gravityScale number
+---@field lockRotation boolean
+---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it (z is 0)
+---@field angularVelocity number radians per second about Z
+---@field sleeping boolean read-only: at rest, not simulated until woken or touched
+tycho.RigidBody2D = {}
+
+---@param opts? tycho.RigidBodyOptions
+---@return tycho.RigidBody2D
+function tycho.RigidBody2D.new(opts) end
+
+---@param v tycho.Vec3|{x: number, y: number}
+function tycho.RigidBody2D:setVelocity(v) end
+
+---A force at the centre of mass, for the next step.
+---@param v tycho.Vec3|{x: number, y: number}
+function tycho.RigidBody2D:applyForce(v) end
+
+---An impulse at the centre of mass: the velocity changes by v / mass at once.
+---@param v tycho.Vec3|{x: number, y: number}
+function tycho.RigidBody2D:applyImpulse(v) end
+
+function tycho.RigidBody2D:wake() end
+
+---Options every collider takes.
+---@class tycho.ColliderOptions
+---@field trigger? boolean overlaps are reported (onTriggerEnter/Exit), nothing is pushed
+---@field friction? number overrides the body's
+---@field restitution? number overrides the body's
+
+---@class tycho.BoxCollider2DOptions: tycho.ColliderOptions
+---@field size? {x: number, y: number} full extents in the object's units (1 x 1)
+---@field center? {x: number, y: number} offset in the object's units
+
+---@class tycho.BoxCollider2D: tycho.Component
+---@field trigger boolean
+---@field friction number?
+---@field restitution number?
+tycho.BoxCollider2D = {}
+
+---@param opts? tycho.BoxCollider2DOptions
+---@return tycho.BoxCollider2D
+function tycho.BoxCollider2D.new(opts) end
+
+---@class tycho.CircleCollider2DOptions: tycho.ColliderOptions
+---@field radius? number in the object's units (0.5)
+---@field center? {x: number, y: number}
+
+---@class tycho.CircleCollider2D: tycho.Component
+---@field trigger boolean
+---@field friction number?
+---@field restitution number?
+tycho.CircleCollider2D = {}
+
+---@param opts? tycho.CircleCollider2DOptions
+---@return tycho.CircleCollider2D
+function tycho.CircleCollider2D.new(opts) end
+
+---@class tycho.PolygonCollider2DOptions: tycho.ColliderOptions
+---@field points number[] {x1, y1, x2, y2, ...}: 3 to 8 corners of a convex polygon, either winding
+
+---@class tycho.PolygonCollider2D: tycho.Component
+---@field trigger boolean
+---@field friction number?
+---@field restitution number?
+tycho.PolygonCollider2D = {}
+
+---@param opts tycho.PolygonCollider2DOptions
+---@return tycho.PolygonCollider2D
+function tycho.PolygonCollider2D.new(opts) end
+
+---A scene's 2D world (scene.physics2d, made on first use).
+---@class tycho.World2D
+---@field gravity tycho.Vec3 units per second squared ((0, -9.81)); assign a Vec3 or {x=, y=}
+---@field unitsPerMeter number game units per Box2D meter (1), as LÖVE's setMeter; set it before adding bodies
+---@field bodyCount integer read-only: bodies in the world
+local World2D = {}
+
+---The nearest solid hit along the ray, or nil.
+---@param origin tycho.Vec3|{x: number, y: number}
+---@param direction tycho.Vec3|{x: number, y: number} any length but 0
+---@param maxDistance? number (1e6)
+---@return tycho.RayHit|nil
+function World2D:raycast(origin, direction, maxDistance) end
+
+-- ---------------------------------------------------------------------------------------
+-- 3D (Bullet)
+
+---A 3D body. Changing any field but the velocities rebuilds it (velocity kept).
+---@class tycho.RigidBody: tycho.Component
+---@field type tycho.BodyType
+---@field mass number
+---@field friction number
+---@field restitution number Bullet multiplies the two bodies' restitutions
+---@field linearDamping number
+---@field angularDamping number
+---@field gravityScale number
+---@field lockRotation boolean
+---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it
+---@field angularVelocity tycho.Vec3 radians per second about each axis, live as velocity
+---@field sleeping boolean read-only
+tycho.RigidBody = {}
+
+---@param opts? tycho.RigidBodyOptions
+---@return tycho.RigidBody
+function tycho.RigidBody.new(opts) end
+
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function tycho.RigidBody:setVelocity(v) end
+
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function tycho.RigidBody:applyForce(v) end
+
+---@param v tycho.Vec3|{x: number, y: number, z: number}
+function tycho.RigidBody:applyImpulse(v) end
+
+function tycho.RigidBody:wake() end
+
+---@class tycho.BoxColliderOptions: tycho.ColliderOptions
+---@field size? {x: number, y: number, z: number} full extents (1, 1, 1)
+---@field center? {x: number, y: number, z: number}
+
+---@class tycho.BoxCollider: tycho.Component
+---@field trigger boolean
+tycho.BoxCollider = {}
+
+---@param opts? tycho.BoxColliderOptions
+---@return tycho.BoxCollider
+function tycho.BoxCollider.new(opts) end
+
+---@class tycho.SphereColliderOptions: tycho.ColliderOptions
+---@field radius? number (0.5)
+---@field center? {x: number, y: number, z: number}
+
+---@class tycho.SphereCollider: tycho.Component
+---@field trigger boolean
+tycho.SphereCollider = {}
+
+---@param opts? tycho.SphereColliderOptions
+---@return tycho.SphereCollider
+function tycho.SphereCollider.new(opts) end
+
+---@class tycho.CapsuleColliderOptions: tycho.ColliderOptions
+---@field radius? number (0.5)
+---@field height? number along Y, caps included (2); at least twice the radius
+---@field center? {x: number, y: number, z: number}
+
+---@class tycho.CapsuleCollider: tycho.Component
+---@field trigger boolean
+tycho.CapsuleCollider = {}
+
+---@param opts? tycho.CapsuleColliderOptions
+---@return tycho.CapsuleCollider
+function tycho.CapsuleCollider.new(opts) end
+
+---@class tycho.MeshColliderOptions: tycho.ColliderOptions
+---@field mesh {vertices: number[], indices: integer[]} vertices {x1, y1, z1, ...}; indices from 1, three per triangle
+
+---A triangle mesh: static bodies only, and the object's only 3D collider.
+---@class tycho.MeshCollider: tycho.Component
+---@field trigger boolean
+tycho.MeshCollider = {}
+
+---@param opts tycho.MeshColliderOptions
+---@return tycho.MeshCollider
+function tycho.MeshCollider.new(opts) end
+
+---A scene's 3D world (scene.physics, made on first use).
+---@class tycho.World3D
+---@field gravity tycho.Vec3 ((0, -9.81, 0)); assign a Vec3 or {x=, y=, z=}
+---@field bodyCount integer read-only
+local World3D = {}
+
+---@param origin tycho.Vec3|{x: number, y: number, z: number}
+---@param direction tycho.Vec3|{x: number, y: number, z: number}
+---@param maxDistance? number (1e6)
+---@return tycho.RayHit|nil
+function World3D:raycast(origin, direction, maxDistance) end
+
+---@class tycho.Scene
+---@field physics tycho.World3D made on first use
+---@field physics2d tycho.World2D made on first use

@@ -1,0 +1,464 @@
+-- tests/lua/physics2d_spec.lua: 2D physics (Box2D) as ../shared/API.md "Physics" states:
+-- bodies and colliders, scene.physics2d, the tick rule, contacts and determinism.
+
+local GameObject, Scene = tycho.GameObject, tycho.Scene
+local RigidBody2D, BoxCollider2D = tycho.RigidBody2D, tycho.BoxCollider2D
+local CircleCollider2D, PolygonCollider2D = tycho.CircleCollider2D, tycho.PolygonCollider2D
+
+local DT = 1 / 60
+
+local function run(scene, ticks)
+  for _ = 1, ticks do scene:update(DT) end
+end
+
+-- A static ground whose top face is at y = 0.
+local function ground(scene, opts)
+  opts = opts or {}
+  local go = GameObject.new { name = "ground", position = { 0, -0.5, 0 } }
+  go:addComponent(BoxCollider2D, { size = { x = opts.width or 40, y = 1 }, restitution = opts.restitution })
+  scene:add(go)
+  return go
+end
+
+local function box(scene, name, x, y, bodyOpts, size)
+  local go = GameObject.new { name = name, position = { x, y, 0 } }
+  local rb = go:addComponent(RigidBody2D, bodyOpts or {})
+  go:addComponent(BoxCollider2D, { size = size or { x = 1, y = 1 } })
+  scene:add(go)
+  return go, rb
+end
+
+-- Records every contact hook and postPhysics, in order, into log.
+local function recorder(log)
+  local Rec = tycho.component("physics2d_spec.Rec")
+  function Rec:onCollisionEnter(other, contact)
+    log[#log + 1] = { hook = "enter", self = self.gameObject.name, other = other, contact = contact }
+  end
+  function Rec:onCollisionExit(other)
+    log[#log + 1] = { hook = "exit", self = self.gameObject.name, other = other }
+  end
+  function Rec:onTriggerEnter(other)
+    log[#log + 1] = { hook = "triggerEnter", self = self.gameObject.name, other = other }
+  end
+  function Rec:onTriggerExit(other)
+    log[#log + 1] = { hook = "triggerExit", self = self.gameObject.name, other = other }
+  end
+  function Rec:postPhysics()
+    log[#log + 1] = { hook = "postPhysics", self = self.gameObject.name }
+  end
+  return Rec
+end
+
+local function find(log, hook, selfName)
+  local out = {}
+  for i, e in ipairs(log) do
+    if e.hook == hook and (not selfName or e.self == selfName) then out[#out + 1] = e; e.index = i end
+  end
+  return out
+end
+
+describe("2D physics", function()
+  it("makes scene.physics2d on first use with the API's defaults", function()
+    local scene = Scene.new()
+    local w = scene.physics2d
+    assert.equals(w, scene.physics2d)
+    assert.near(0, w.gravity.x, 0)
+    assert.near(-9.81, w.gravity.y, 1e-6)
+    assert.equals(1, w.unitsPerMeter)
+    w.gravity = { x = 1, y = -2 }
+    assert.near(1, w.gravity.x, 1e-6)
+    assert.near(-2, w.gravity.y, 1e-6)
+  end)
+
+  it("lets a box fall by the integrated distance of constant gravity", function()
+    local scene = Scene.new()
+    local go, rb = box(scene, "box", 0, 100, {})
+    local n = 30
+    run(scene, n)
+    local t = n * DT
+    -- Box2D integrates semi-implicitly (velocity first): after n steps the drop is
+    -- g dt^2 n (n + 1) / 2, the analytic g t^2 / 2 plus g dt t / 2.
+    local g = 9.81
+    local stepped = g * DT * DT * n * (n + 1) / 2
+    assert.near(100 - stepped, go.position.y, 1e-4)
+    assert.near(100 - g * t * t / 2, go.position.y, g * DT * t / 2 + 1e-4)
+    assert.near(-g * t, rb.velocity.y, 1e-4)
+    assert.near(0, go.position.x, 0)
+  end)
+
+  it("lands a box on static ground, where it rests and sleeps", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go, rb = box(scene, "box", 0, 3, {})
+    run(scene, 240)
+    assert.near(0.5, go.position.y, 0.02)
+    assert.near(0, rb.velocity.y, 1e-3)
+    assert.is_true(rb.sleeping)
+    -- The write-back went through the object's own tables: the world agrees.
+    assert.near(go.position.y, go.worldPosition.y, 1e-6)
+    rb:wake()
+    assert.is_false(rb.sleeping)
+  end)
+
+  it("stacks boxes that stay stacked", function()
+    local scene = Scene.new()
+    ground(scene)
+    local boxes = {}
+    for i = 1, 5 do boxes[i] = box(scene, "b" .. i, 0, i - 0.5 + (i - 1) * 0.02, {}) end
+    run(scene, 300)
+    for i, go in ipairs(boxes) do
+      assert.near(0, go.position.x, 0.05)
+      -- Each contact keeps Box2D's polygon skin (about a centimetre) between the boxes.
+      assert.near(i - 0.5, go.position.y, 0.02 * i)
+      if i > 1 then assert.near(1, go.position.y - boxes[i - 1].position.y, 0.03) end
+    end
+  end)
+
+  it("bounces a ball by its restitution", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go = GameObject.new { name = "ball", position = { 0, 5.5, 0 } }
+    local rb = go:addComponent(RigidBody2D, { restitution = 0.8 })
+    go:addComponent(CircleCollider2D, { radius = 0.5 })
+    scene:add(go)
+    local fell, top = false, -math.huge
+    for _ = 1, 240 do
+      scene:update(DT)
+      local vy = rb.velocity.y
+      if not fell and vy > 0 then fell = true end
+      if fell then top = math.max(top, go.position.y) end
+    end
+    assert.is_true(fell)
+    -- From 5 m above the ground, e = 0.8 rebounds to about e^2 * 5 = 3.2 m.
+    assert.near(0.5 + 0.8 * 0.8 * 5, top, 0.35)
+  end)
+
+  it("reports collisions to both objects with the other object and the contact", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    local g = ground(scene)
+    g:addComponent(Rec)
+    local go = box(scene, "box", 0, 2, {})
+    go:addComponent(Rec)
+    run(scene, 90)
+    local mine, its = find(log, "enter", "box"), find(log, "enter", "ground")
+    assert.equals(1, #mine)
+    assert.equals(1, #its)
+    assert.equals(g, mine[1].other)
+    assert.equals(go, its[1].other)
+    local c = mine[1].contact
+    assert.near(0, c.point.y, 0.05)
+    assert.near(0, c.normal.x, 1e-5)
+    assert.near(1, c.normal.y, 1e-5) -- from the ground towards the box
+    assert.near(-1, its[1].contact.normal.y, 1e-5)
+    assert.is_true(c.impulse > 0)
+    -- Reported in postPhysics, before the postPhysics hooks of that tick.
+    local i = mine[1].index
+    assert.equals("postPhysics", log[i + 2].hook)
+    -- Lifted off: both hear the exit.
+    go.position.y = 5
+    run(scene, 2)
+    assert.equals(1, #find(log, "exit", "box"))
+    assert.equals(1, #find(log, "exit", "ground"))
+    assert.equals(g, find(log, "exit", "box")[1].other)
+  end)
+
+  it("tells a disabled component of no contact", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    local g = ground(scene)
+    g:addComponent(Rec)
+    local go = box(scene, "box", 0, 2, {})
+    local rec = go:addComponent(Rec)
+    rec.enabled = false
+    run(scene, 90)
+    assert.near(0.5, go.position.y, 0.02)
+    assert.equals(0, #find(log, "enter", "box"))
+    assert.equals(1, #find(log, "enter", "ground"))
+  end)
+
+  it("takes a disabled object's body out of the simulation until it is enabled again", function()
+    local scene = Scene.new()
+    local log = {}
+    local g = ground(scene)
+    local go = box(scene, "box", 0, 3, {})
+    go:addComponent(recorder(log))
+    go.enabled = false
+    run(scene, 30)
+    assert.near(3, go.position.y, 0) -- held where it was
+    go.enabled = true
+    run(scene, 120)
+    assert.near(0.5, go.position.y, 0.02)
+    assert.equals(1, #find(log, "enter", "box"))
+    g.enabled = false -- the ground goes: the box falls, and hears the contact end
+    run(scene, 30)
+    assert.is_true(go.position.y < 0)
+    assert.equals(1, #find(log, "exit", "box"))
+  end)
+
+  it("reports trigger enter and exit, and a trigger does not block", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    local zone = GameObject.new { name = "zone", position = { 0, 5, 0 } }
+    zone:addComponent(BoxCollider2D, { size = { x = 4, y = 1 }, trigger = true })
+    zone:addComponent(Rec)
+    scene:add(zone)
+    local go = box(scene, "box", 0, 8, {})
+    go:addComponent(Rec)
+    run(scene, 120)
+    assert.is_true(go.position.y < 0) -- fell through
+    assert.equals(1, #find(log, "triggerEnter", "zone"))
+    assert.equals(1, #find(log, "triggerEnter", "box"))
+    assert.equals(1, #find(log, "triggerExit", "zone"))
+    assert.equals(1, #find(log, "triggerExit", "box"))
+    assert.equals(go, find(log, "triggerEnter", "zone")[1].other)
+    assert.equals(zone, find(log, "triggerExit", "box")[1].other)
+    assert.equals(0, #find(log, "enter"))
+  end)
+
+  it("raycasts to the nearest hit", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, 0 }
+    for i, x in ipairs({ 6, 3, 9 }) do
+      local go = GameObject.new { name = "wall" .. i, position = { x, 0, 0 } }
+      go:addComponent(BoxCollider2D, { size = { x = 1, y = 2 } })
+      scene:add(go)
+    end
+    local zone = GameObject.new { name = "zone", position = { 1, 0, 0 } }
+    zone:addComponent(BoxCollider2D, { trigger = true })
+    scene:add(zone)
+    run(scene, 1)
+    local hit = scene.physics2d:raycast({ x = 0, y = 0 }, { x = 1, y = 0 }, 100)
+    assert.equals("wall2", hit.object.name)
+    assert.near(2.5, hit.point.x, 1e-4)
+    assert.near(-1, hit.normal.x, 1e-5)
+    assert.near(2.5, hit.distance, 1e-4)
+    assert.equals("wall3", scene.physics2d:raycast(tycho.vec3(20, 0, 0), tycho.vec3(-2, 0, 0)).object.name)
+    assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 1, 0 }, 2))
+    assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 0, 1 }, 100))
+  end)
+
+  it("lets a kinematic body the game moves push a dynamic one", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, 0 }
+    local paddle = GameObject.new { name = "paddle", position = { 0, 0, 0 } }
+    paddle:addComponent(RigidBody2D, { type = "kinematic" })
+    paddle:addComponent(BoxCollider2D, { size = { x = 1, y = 3 } })
+    scene:add(paddle)
+    local go = box(scene, "box", 2, 0, {})
+    run(scene, 1)
+    for _ = 1, 90 do
+      paddle.position.x = paddle.position.x + 0.05
+      scene:update(DT)
+    end
+    -- The game owns a kinematic body's transform: it is where the game put it.
+    assert.near(4.5, paddle.position.x, 1e-4)
+    assert.is_true(go.position.x > paddle.position.x + 0.9, "the box is ahead of the paddle")
+    assert.is_true(go.position.x > 5.3)
+  end)
+
+  it("moves a kinematic body by its velocity, untouched by gravity", function()
+    local scene = Scene.new()
+    local go = GameObject.new { name = "platform", position = { 0, 5, 0 } }
+    local rb = go:addComponent(RigidBody2D, { type = "kinematic" })
+    go:addComponent(BoxCollider2D, { size = { x = 3, y = 0.5 } })
+    scene:add(go)
+    rb:setVelocity({ 2, 0 })
+    run(scene, 60)
+    assert.near(2, go.position.x, 1e-4)
+    assert.near(5, go.position.y, 0)
+    assert.near(2, rb.velocity.x, 1e-6)
+  end)
+
+  it("places a dynamic body where the game moved it", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go, rb = box(scene, "box", 0, 0.5, {})
+    run(scene, 120)
+    assert.is_true(rb.sleeping)
+    go.position = { x = 3, y = 10, z = 0 }
+    run(scene, 1)
+    assert.near(3, go.position.x, 1e-4)
+    assert.is_true(go.position.y < 10 and go.position.y > 9.9)
+    assert.is_false(rb.sleeping)
+  end)
+
+  it("takes sizes in the object's units scaled by its world scale", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go = GameObject.new { name = "big", position = { 0, 5, 0 }, scale = { 2, 2, 1 } }
+    go:addComponent(RigidBody2D)
+    go:addComponent(PolygonCollider2D, { points = { -0.5, -0.5, 0.5, -0.5, 0.5, 0.5, -0.5, 0.5 } })
+    scene:add(go)
+    run(scene, 240)
+    assert.near(1, go.position.y, 0.03) -- a 2 x 2 square resting on y = 0
+  end)
+
+  it("resizes a body when its object's scale changes", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go = box(scene, "box", 0, 0.5, {})
+    run(scene, 60)
+    assert.near(0.5, go.position.y, 0.02)
+    go.scale = { 3, 3, 1 }
+    run(scene, 120)
+    assert.near(1.5, go.position.y, 0.03) -- a 3 x 3 box now, pushed out of the ground
+  end)
+
+  it("applies forces, impulses and velocities in game units, and honours mass", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, 0 }
+    local go, rb = box(scene, "box", 0, 0, { mass = 2 })
+    run(scene, 1)
+    assert.near(2, rb.mass, 1e-5)
+    rb:applyImpulse({ x = 4, y = 0 })
+    assert.near(2, rb.velocity.x, 1e-5)
+    rb:setVelocity(tycho.vec3(0, 1, 0))
+    assert.near(1, rb.velocity.y, 1e-6)
+    rb.velocity = { x = 0, y = 0 }
+    rb:applyForce({ 2, 0 })
+    run(scene, 1)
+    assert.near(DT, rb.velocity.x, 1e-6) -- a = F / m = 1
+    rb.angularVelocity = 1
+    assert.near(1, rb.angularVelocity, 1e-6)
+    run(scene, 1)
+    assert.near(2 * math.sin(DT / 2), go.rotation.z * 2, 1e-4)
+  end)
+
+  it("keeps body.velocity live: it reads the body now, and a field written reaches it", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, -10 }
+    local go, rb = box(scene, "box", 0, 0, {})
+    run(scene, 1)
+    local v = rb.velocity
+    assert.near(-10 * DT, v.y, 1e-6)
+    run(scene, 1)
+    assert.near(-20 * DT, v.y, 1e-6) -- the same Vec3, read again
+    v.x = 3
+    assert.near(3, rb.velocity.x, 1e-6)
+    rb.velocity.y = 0
+    scene.physics2d.gravity = { 0, 0 }
+    run(scene, 1)
+    assert.near(3 * DT, go.position.x, 1e-6)
+    assert.near(3, v.x, 1e-6)
+    assert.near(0, v.y, 1e-6)
+    go:destroy()
+    run(scene, 1)
+    assert.has_error(function() return v.x end, "this velocity's body is gone (its object was destroyed or lost its body)")
+  end)
+
+  it("scales a pixel game by unitsPerMeter as LÖVE's setMeter does", function()
+    local scene = Scene.new()
+    local w = scene.physics2d
+    w.unitsPerMeter = 64
+    w.gravity = { 0, -9.81 * 64 }
+    local go = box(scene, "box", 0, 1000, {}, { x = 32, y = 32 })
+    run(scene, 30)
+    assert.near(1000 - 9.81 * 64 * DT * DT * 30 * 31 / 2, go.position.y, 1e-2)
+    assert.has_error(function() w.unitsPerMeter = 32 end, "unitsPerMeter must be set before the world has bodies")
+  end)
+
+  it("removes a destroyed object's body from its world at the sweep", function()
+    local scene = Scene.new()
+    local log = {}
+    local g = ground(scene)
+    local go = box(scene, "box", 0, 0.5, {})
+    go:addComponent(recorder(log))
+    run(scene, 30)
+    assert.equals(2, scene.physics2d.bodyCount)
+    g:destroy()
+    assert.equals(2, scene.physics2d.bodyCount) -- still there until the sweep
+    run(scene, 1)
+    assert.equals(1, scene.physics2d.bodyCount)
+    run(scene, 30)
+    assert.is_true(go.position.y < 0) -- nothing holds it up now
+    assert.equals(0, #find(log, "exit")) -- a destroyed object is not reported
+    go:destroy()
+    run(scene, 1)
+    assert.equals(0, scene.physics2d.bodyCount)
+  end)
+
+  it("moves a body to the world of the scene its object moves to", function()
+    local a, b = Scene.new(), Scene.new()
+    local go = box(a, "box", 0, 10, {})
+    run(a, 10)
+    assert.equals(1, a.physics2d.bodyCount)
+    a:remove(go)
+    b:add(go)
+    run(a, 1)
+    assert.equals(0, a.physics2d.bodyCount)
+    local y = go.position.y
+    run(b, 1)
+    assert.equals(1, b.physics2d.bodyCount)
+    assert.is_true(go.position.y < y, "it falls in its new scene")
+  end)
+
+  it("rebuilds a body when colliders are added or removed", function()
+    local scene = Scene.new()
+    ground(scene)
+    local go = GameObject.new { name = "ball", position = { 0, 3, 0 } }
+    go:addComponent(RigidBody2D)
+    scene:add(go)
+    run(scene, 30) -- no collider yet: it falls, but hits nothing
+    local c = go:addComponent(CircleCollider2D, { radius = 0.5 })
+    run(scene, 180)
+    assert.near(0.5, go.position.y, 0.03)
+    go:removeComponent(c)
+    run(scene, 30)
+    assert.is_true(go.position.y < 0)
+  end)
+
+  it("gives the same bits for the same inputs", function()
+    local function simulate()
+      local scene = Scene.new()
+      ground(scene)
+      local out = {}
+      local gos = {}
+      for i = 1, 12 do
+        local go = GameObject.new { name = "p" .. i, position = { (i % 4) * 0.7 - 1, 2 + i * 1.1, 0 }, rotation = tycho.quat.axisAngle(0, 0, 1, i * 0.3) }
+        go:addComponent(RigidBody2D, { restitution = 0.3 })
+        if i % 2 == 0 then go:addComponent(BoxCollider2D) else go:addComponent(CircleCollider2D, { radius = 0.4 }) end
+        scene:add(go)
+        gos[i] = go
+      end
+      run(scene, 200)
+      for i, go in ipairs(gos) do
+        local p, r = go.position, go.rotation
+        out[i] = string.pack("<dddd", p.x, p.y, r.z, r.w)
+      end
+      return table.concat(out)
+    end
+    local a, b = simulate(), simulate()
+    assert.equals(#a, #b)
+    assert.is_true(a == b, "two runs of the same scene differ")
+  end)
+
+  it("raises the standard error for bad arguments", function()
+    assert.has_error(function() RigidBody2D.new { type = "flying" } end,
+      "bad argument #1 to 'new' (type must be 'dynamic', 'static' or 'kinematic', got flying)")
+    assert.has_error(function() RigidBody2D.new { mass = "heavy" } end,
+      "bad argument #1 to 'new' (mass must be a number >= 0, got string)")
+    assert.has_error(function() RigidBody2D.new(5) end, "bad argument #1 to 'new' (table expected, got number)")
+    assert.has_error(function() BoxCollider2D.new { size = 3 } end,
+      "bad argument #1 to 'new' (size must be a Vec3 or {x=, y=} of numbers > 0, got number)")
+    assert.has_error(function() CircleCollider2D.new { radius = -1 } end,
+      "bad argument #1 to 'new' (radius must be a number >= 0, got -1)")
+    assert.has_error(function() PolygonCollider2D.new { points = { 0, 0, 1 } } end,
+      "bad argument #1 to 'new' (points must hold 3 to 8 x, y pairs, got 3 numbers)")
+    local rb = RigidBody2D.new()
+    assert.has_error(function() rb:applyForce("up") end, "bad argument #1 to 'applyForce' (Vec3 or {x=, y=} expected, got string)")
+    assert.has_error(function() rb:applyImpulse() end, "bad argument #1 to 'applyImpulse' (Vec3 or {x=, y=} expected, got nil)")
+    assert.has_error(function() rb:setVelocity(true) end, "bad argument #1 to 'setVelocity' (Vec3 or {x=, y=} expected, got boolean)")
+    local w = Scene.new().physics2d
+    assert.has_error(function() w:raycast(nil, { 1, 0 }) end)
+    assert.has_error(function() w:raycast({ 0, 0 }, { 0, 0 }) end,
+      "bad argument #2 to 'raycast' (direction must not be zero)")
+    assert.has_error(function() w:raycast({ 0, 0 }, { 1, 0 }, -1) end,
+      "bad argument #3 to 'raycast' (maxDistance must be a finite number >= 0)")
+    assert.has_error(function() w.gravity = "down" end)
+    assert.has_error(function() w.unitsPerMeter = 0 end)
+  end)
+end)
