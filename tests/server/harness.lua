@@ -49,8 +49,11 @@ end
 function H.parseLines(out)
   local events = {}
   for line in out:gmatch("[^\n]+") do
-    local v = json.decode(line)
-    if v == nil then error("client printed something that is not JSON: " .. line, 0) end
+    local v, why = json.decode(line, { maxItems = 1000000 })
+    if v == nil then
+      error(("client printed something that is not JSON (%s; %d bytes): %s"):format(tostring(why), #line,
+        line:sub(1, 300)), 0)
+    end
     events[#events + 1] = v
   end
   return events
