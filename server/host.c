@@ -1028,7 +1028,11 @@ int cmd_serve(int argc, char **argv) {
   }
 
   char bundled[PATH_MAX];
-  if (!dir) dir = default_modules_dir(bundled, sizeof bundled);
+  if (!dir) {
+    dir = default_modules_dir(bundled, sizeof bundled);
+    fprintf(stderr, "tycho serve: modules from %s (%s)\n", dir,
+            dir == bundled ? "the ones that come with tycho: no server/modules here" : "this folder's server/modules");
+  }
   host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}, .data_dir = data_dir, .modules_dir = dir};
   if (!no_watch && (h.watch = ty_watch_create(0.01)) && !ty_watch_add(h.watch, dir)) {
     ty_watch_destroy(h.watch);

@@ -7,6 +7,7 @@
 # usage: sh tests/install/check.sh BUILD_DIR
 set -eu
 BUILD=$(cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 unset TYCHO_HOME
@@ -29,6 +30,11 @@ check() { # check PREFIX: runs the installed binary from an unrelated folder
   out=$(cd "$TMP/elsewhere" && timeout 3 "$prefix/bin/tycho" serve --port 0 --data "$TMP/data" --no-watch 2>&1 || true)
   echo "$out"
   echo "$out" | grep -q "listening on .*/crafty.*/sync" || { echo "install check: tycho serve found no modules" >&2; exit 1; }
+  echo "$out" | grep -q "modules from $home/server/modules (the ones that come with tycho" ||
+    { echo "install check: tycho serve did not say it serves the bundled modules" >&2; exit 1; }
+  # An example of the source tree, run by the installed binary from elsewhere.
+  out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" run "$ROOT/examples/orbit" --headless --frames 61 --no-watch 2>&1)
+  echo "$out" | grep -q "t=1.0s planets=3" || { echo "install check: examples/orbit did not run: $out" >&2; exit 1; }
 }
 
 cmake --install "$BUILD" --prefix "$TMP/prefix" >/dev/null
