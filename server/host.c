@@ -920,7 +920,23 @@ static void serve_usage(FILE *f) {
           "usage: tycho serve [--port 8787] [--host 127.0.0.1] [--modules server/modules] [--data data]\n"
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
-          "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n");
+          "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n"
+          "Without --modules: ./server/modules when there is one, else the modules that come\n"
+          "with tycho (its share/tycho/server/modules).\n");
+}
+
+/* The modules folder when --modules is not given: the project's server/modules (the current
+ * folder's), else the bundled one beside the engine's scripts, so an installed tycho serves
+ * from any folder. */
+static const char *default_modules_dir(char *buf, size_t len) {
+  struct stat st;
+  if (stat("server/modules", &st) == 0 && S_ISDIR(st.st_mode)) return "server/modules";
+  const char *root = ty_host_root();
+  if (root) {
+    snprintf(buf, len, "%s/server/modules", root);
+    if (stat(buf, &st) == 0 && S_ISDIR(st.st_mode)) return buf;
+  }
+  return "server/modules"; /* reported as missing below */
 }
 
 static bool parse_size(const char *s, long long *out) {
@@ -958,7 +974,7 @@ static int cmp_name(const void *a, const void *b) { return strcmp(((const module
 
 int cmd_serve(int argc, char **argv) {
   bool no_watch = false;
-  const char *dir = "server/modules", *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
+  const char *dir = NULL, *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
             max_steps = 100 * 1000 * 1000, ping = 20, max_clients = -1;
   for (int i = 0; i < argc; i++) {
@@ -1011,6 +1027,12 @@ int cmd_serve(int argc, char **argv) {
     return 2;
   }
 
+  char bundled[PATH_MAX];
+  if (!dir) {
+    dir = default_modules_dir(bundled, sizeof bundled);
+    fprintf(stderr, "tycho serve: modules from %s (%s)\n", dir,
+            dir == bundled ? "the ones that come with tycho: no server/modules here" : "this folder's server/modules");
+  }
   host h = {.limits = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS}, .data_dir = data_dir, .modules_dir = dir};
   if (!no_watch && (h.watch = ty_watch_create(0.01)) && !ty_watch_add(h.watch, dir)) {
     ty_watch_destroy(h.watch);

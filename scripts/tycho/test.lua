@@ -64,11 +64,18 @@ function M.main(args)
     io.stderr:write(appName .. ": error: " .. cdErr .. "\n")
     return 1
   end
+  -- --coverage: LuaCov through busted where it is installed, else tycho's own line counter
+  -- writing lcov.info (tycho.test.coverage).
+  local ownCoverage
   if cliArgs.coverage then
-    local ok, covErr = require("busted.modules.luacov")()(cliArgs["coverage-config-file"])
-    if not ok then
-      io.stderr:write(appName .. ": error: " .. covErr .. "\n")
-      return 1
+    if pcall(require, "luacov.runner") then
+      local ok, covErr = require("busted.modules.luacov")()(cliArgs["coverage-config-file"])
+      if not ok then
+        io.stderr:write(appName .. ": error: " .. covErr .. "\n")
+        return 1
+      end
+    else
+      ownCoverage = require("tycho.test.coverage") -- started once the file patterns are known
     end
   end
   if not cliArgs["auto-insulate"] then busted.register("file", "file", {}) end
@@ -88,6 +95,7 @@ function M.main(args)
   if #cliArgs.pattern == 1 and cliArgs.pattern[1] == "_spec" then
     cliArgs.pattern = { "_spec", "_test%.lua$" }
   end
+  if ownCoverage then ownCoverage.start(cliArgs.pattern) end
 
   -- The counts of the closing line are busted's own (its base output handler's: successes;
   -- failures plus errors, where an error outside a test such as a file that does not
@@ -170,6 +178,12 @@ function M.main(args)
     sort = cliArgs["sort-files"],
   })
   busted.publish({ "exit" })
+  if ownCoverage then
+    ownCoverage.stop()
+    local hit, total, files = ownCoverage.write("lcov.info")
+    io.stderr:write(("coverage: lcov.info: %d of %d lines (%.1f%%) in %d files\n")
+      :format(hit, total, total > 0 and hit * 100 / total or 0, files))
+  end
 
   if not cliArgs.list then
     local line = ("%d passed, %d failed"):format(passed, failed)

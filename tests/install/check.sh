@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/install/check.sh: tycho installed like a tool. Installs the build into a fresh prefix
 # (cmake --install) and unpacks the Debian package (cpack -G DEB) into another, then from an
-# unrelated folder, with no TYCHO_HOME, runs a game, a spec file and (where the build has the
-# server) `tycho serve` for a moment with each. Every step must find the engine's files in
+# unrelated folder, with no TYCHO_HOME, runs a game, a spec file and `tycho serve` (with no
+# server/modules of its own there) for a moment with each. Every step must find the engine's files in
 # its own share/tycho, never in the source tree.
 # usage: sh tests/install/check.sh BUILD_DIR
 set -eu
 BUILD=$(cd "$1" && pwd)
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 unset TYCHO_HOME
@@ -25,6 +26,15 @@ check() { # check PREFIX: runs the installed binary from an unrelated folder
   out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" test "$TMP/spec" 2>&1)
   echo "$out"
   echo "$out" | grep -q "^1 passed, 0 failed" || { echo "install check: tycho test failed" >&2; exit 1; }
+  # No server/modules here: tycho serve serves the modules installed with it.
+  out=$(cd "$TMP/elsewhere" && timeout 3 "$prefix/bin/tycho" serve --port 0 --data "$TMP/data" --no-watch 2>&1 || true)
+  echo "$out"
+  echo "$out" | grep -q "listening on .*/crafty.*/sync" || { echo "install check: tycho serve found no modules" >&2; exit 1; }
+  echo "$out" | grep -q "modules from $home/server/modules (the ones that come with tycho" ||
+    { echo "install check: tycho serve did not say it serves the bundled modules" >&2; exit 1; }
+  # An example of the source tree, run by the installed binary from elsewhere.
+  out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" run "$ROOT/examples/orbit" --headless --frames 61 --no-watch 2>&1)
+  echo "$out" | grep -q "t=1.0s planets=3" || { echo "install check: examples/orbit did not run: $out" >&2; exit 1; }
 }
 
 cmake --install "$BUILD" --prefix "$TMP/prefix" >/dev/null

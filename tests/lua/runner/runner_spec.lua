@@ -169,4 +169,26 @@ describe("tycho test", function()
     assert.equals(0, code)
     assert.matches("^2%.%d", out)
   end)
+
+  it("--coverage writes an LCOV report of the project's lines the specs ran", function()
+    local dir = FIX .. "coverage"
+    os.remove(dir .. "/lcov.info")
+    local code, closing, out = runIn(dir, "--coverage", "--pattern=_check")
+    assert.equals(0, code, out)
+    assert.equals("1 passed, 0 failed", closing)
+    contains(out, "coverage: lcov.info: ")
+    local f = assert(io.open(dir .. "/lcov.info"))
+    local report = f:read("a")
+    f:close()
+    os.remove(dir .. "/lcov.info")
+    contains(report, "SF:./mylib.lua\n")
+    assert.is_nil(report:find("_check.lua", 1, true), "spec files are left out")
+    assert.is_nil(report:find("scripts/tycho", 1, true), "the engine's scripts are left out")
+    contains(report, "DA:5,1\n")   -- return a + b ran
+    contains(report, "DA:10,0\n")  -- return 1 did not
+    contains(report, "DA:12,0\n")  -- return 2 did not
+    assert.is_nil(report:find("DA:11,", 1, true), "else is no line of code")
+    assert.is_nil(report:find("DA:3,", 1, true), "a comment is no line of code")
+    contains(report, "end_of_record\n")
+  end)
 end)
