@@ -33,7 +33,21 @@ const target = String(process.argv[2]);
 const [scheme, port] = target.includes(':') ? target.split(':') : ['ws', target];
 const steps = JSON.parse(process.argv[3] || '[]');
 const conns = {};
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+// Each event is one whole line, written synchronously to fd 1 (partial writes and EAGAIN on a
+// non-blocking pipe are retried), so no line is ever cut, also when the process exits at once.
+const fs = require('fs');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const out = (o) => {
+  const buf = Buffer.from(JSON.stringify(o) + '\n');
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += fs.writeSync(1, buf, off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function within(promise, what) {

@@ -28,7 +28,20 @@ const secure = target.startsWith('wss:');
 const port = Number(secure ? target.slice(4) : target);
 const steps = JSON.parse(process.argv[3] || '[]');
 const conns = {};
-const out = (o) => process.stdout.write(JSON.stringify(o) + '\n');
+// One whole line per event, written synchronously to fd 1 (as client.js does).
+const fs = require('fs');
+const pause = new Int32Array(new SharedArrayBuffer(4));
+const out = (o) => {
+  const buf = Buffer.from(JSON.stringify(o) + '\n');
+  for (let off = 0; off < buf.length;) {
+    try {
+      off += fs.writeSync(1, buf, off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+};
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function within(promise, what) {
