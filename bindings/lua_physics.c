@@ -57,6 +57,7 @@ static const char pctx_key = 0;
 static const char flush_key = 0;
 static const char mark_key = 0; /* registry: physics.lua's markPending(go) */
 static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
+static const char mask_key = 0; /* registry: physics.lua's maskBits(value, argn, fname) */
 
 static void commit_views(lua_State *L);
 
@@ -209,7 +210,22 @@ static int world_gc(lua_State *L) {
   return 0;
 }
 
-/* world:raycast(origin, direction [, maxDistance]) -> {object=, point=, normal=, distance=} or nil */
+/* Argument idx of raycast as layer bits: nil is every layer; a layer name or number, or a
+ * list of them, goes through physics.lua's maskBits (which names the layers). */
+static uint32_t check_mask(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx)) return ~0u;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mask_key) != LUA_TFUNCTION) luaL_error(L, "physics layers are not loaded");
+  lua_pushvalue(L, idx);
+  lua_pushinteger(L, idx - 1); /* as the user counts: the world is the self argument */
+  lua_pushliteral(L, "raycast");
+  lua_call(L, 3, 1);
+  uint32_t bits = (uint32_t)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return bits;
+}
+
+/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
+ * distance=} or nil */
 static int world2d_raycast(lua_State *L) {
   lworld *w = check_world2d(L, 1);
   float o[2], d[2];
@@ -217,12 +233,13 @@ static int world2d_raycast(lua_State *L) {
   check_vec2(L, 3, d);
   float max = (float)luaL_optnumber(L, 4, 1e6);
   if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  uint32_t mask = check_mask(L, 5);
   float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
   if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
   float p1[2] = {o[0] / w->upm, o[1] / w->upm};
   float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
   ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -337,6 +354,14 @@ static float opt_field(lua_State *L, int t, const char *k, float def) {
   return v;
 }
 
+/* Integer field k of the table at t (layer bits), 0 when absent. */
+static lua_Integer opt_bits(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  lua_Integer v = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 /* Records body b of object id (transform xf), its locals as they are now. */
 static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
   if (w->count == w->cap) {
@@ -441,6 +466,8 @@ static int p_add_shape(lua_State *L) {
   lua_getfield(L, 2, "trigger");
   d.trigger = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  d.layer = (uint32_t)opt_bits(L, 2, "layerBits");
+  d.mask = (uint32_t)opt_bits(L, 2, "maskBits");
   lua_pushboolean(L, ty_shape2d_create(w->w2, r->body, &d) != 0);
   return 1;
 }
@@ -533,13 +560,16 @@ static int p_apply(lua_State *L) {
   return 0;
 }
 
-/* P.setFlush(flush, mark): flush(scene) builds the bodies waiting in that scene, mark(go)
- * puts an object back on the waiting list (physics.lua). */
+/* P.setFlush(flush, mark, maskBits): flush(scene) builds the bodies waiting in that scene,
+ * mark(go) puts an object back on the waiting list, maskBits(v, argn, fname) reads a
+ * raycast's mask (physics.lua). */
 static int p_set_flush(lua_State *L) {
   commit_views(L);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_settop(L, 2);
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  lua_settop(L, 3);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mask_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &mark_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &flush_key);
   return 0;
@@ -554,12 +584,13 @@ static int world3d_raycast(lua_State *L) {
   check_vec3(L, 3, d);
   float max = (float)luaL_optnumber(L, 4, 1e6);
   if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  uint32_t mask = check_mask(L, 5);
   float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
   float p2[3];
   for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
   ty_ray3d_hit hit;
-  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -653,6 +684,8 @@ static int p3_create_body(lua_State *L) {
   lua_getfield(L, 3, "lockRotation");
   d.lock_rotation = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  d.layer = (uint32_t)opt_bits(L, 3, "layerBits");
+  d.mask = (uint32_t)opt_bits(L, 3, "maskBits");
   d.user = id;
   float sc[3];
   ty_transform_world_scale(T, xf, sc);

@@ -45,6 +45,49 @@ local function checkVec2(v, n, fname, level)
   return x, y
 end
 
+-- ---------------------------------------------------------------------------------------
+-- Collision layers: numbers 1..32 (bit n-1 of a mask); names get numbers on first use.
+
+local ALL = 0xFFFFFFFF
+local layers = { default = 1 } -- name -> number (a game may set its own before use)
+
+local function layerNumber(v, n, fname, what, level)
+  if math.type(v) == "integer" then
+    if v >= 1 and v <= 32 then return v end
+  elseif type(v) == "number" and v == math.floor(v) and v >= 1 and v <= 32 then
+    return math.tointeger(v)
+  elseif type(v) == "string" then
+    local k = layers[v]
+    if k then return k end
+    local held = {}
+    for _, num in pairs(layers) do held[num] = true end
+    for num = 1, 32 do
+      if not held[num] then
+        layers[v] = num
+        return num
+      end
+    end
+    argError(n, fname, ("%s '%s': all 32 layers have names"):format(what, v), level + 1)
+  end
+  argError(n, fname, ("%s must be a layer name or a number 1..32, got %s"):format(what,
+    type(v) == "number" and tostring(v) or typeName(v)), level + 1)
+end
+
+-- A mask: nil (every layer), a layer name or number, or a list of them -> bits, list.
+local function maskOf(v, n, fname, what, level)
+  if v == nil then return ALL, nil end
+  local list = type(v) == "table" and v or { v }
+  local bits, out = 0, {}
+  for i, l in ipairs(list) do
+    local num = layerNumber(l, n, fname, what, level + 1)
+    bits = bits | (1 << (num - 1))
+    out[i] = num
+  end
+  return bits, out
+end
+
+local function maskBits(v, n, fname) return (maskOf(v, n, fname, "mask", 2)) end
+
 local function markPending(go)
   if go and not pendingSet[go] then
     pendingSet[go] = true
@@ -62,6 +105,8 @@ local function build2d(scene, go, body, colliders)
   for _, cs in ipairs(colliders) do
     local shape = cs.shape
     shape.trigger = cs.trigger
+    shape.layerBits = 1 << ((cs.layer or bs.layer or 1) - 1)
+    shape.maskBits = cs.maskBits or bs.maskBits or ALL
     shape.friction = cs.friction or bs.friction or 0.5
     shape.restitution = cs.restitution or bs.restitution or 0
     if not P.addShape(go, shape) then
@@ -93,9 +138,17 @@ local function build3d(scene, go, body, colliders)
     shapes[i] = shape
   end
   -- Bullet takes friction and restitution per body: the first collider's override wins.
+  -- So it does layers: the first collider that names one, else the body's.
+  local layer, bits = bs.layer, bs.maskBits
+  for i = #colliders, 1, -1 do
+    layer = colliders[i].layer or layer
+    bits = colliders[i].maskBits or bits
+  end
   local opts = setmetatable({
     friction = colliders[1] and colliders[1].friction or bs.friction,
     restitution = colliders[1] and colliders[1].restitution or bs.restitution,
+    layerBits = 1 << ((layer or 1) - 1),
+    maskBits = bits or ALL,
   }, { __index = bs })
   if not P3.createBody(scene.physics, go, opts, shapes) then
     io.stderr:write(("tycho: %s: a MeshCollider needs a static body and to be its only collider; no body made\n")
@@ -144,7 +197,7 @@ local function flush(scene)
     end
   end
 end
-P.setFlush(flush, markPending)
+P.setFlush(flush, markPending, maskBits)
 
 -- The GameObject of a body component whose body exists (built now if it was waiting).
 local function live(self)
@@ -213,6 +266,38 @@ end
 
 local BODY_TYPES = { dynamic = true, static = true, kinematic = true }
 
+-- The layer and mask fields (of bodies and colliders): a change rebuilds the body.
+local function layerFields(name, fields)
+  fields.layer = {
+    get = function(_, s) return s.layer or 1 end,
+    set = function(self, s, _, v)
+      s.layer = layerNumber(v, 1, name .. ".layer", "layer", 3)
+      changed(self)
+    end,
+  }
+  fields.mask = {
+    get = function(_, s)
+      if not s.mask then
+        local all = {}
+        for i = 1, 32 do all[i] = i end
+        return all
+      end
+      return table.move(s.mask, 1, #s.mask, 1, {})
+    end,
+    set = function(self, s, _, v)
+      s.maskBits, s.mask = maskOf(v, 1, name .. ".mask", "mask", 3)
+      if v == nil then s.maskBits = nil end
+      changed(self)
+    end,
+  }
+  return fields
+end
+
+local function layerInit(s, opts, fname, level)
+  if opts.layer ~= nil then s.layer = layerNumber(opts.layer, 1, fname, "layer", level + 1) end
+  if opts.mask ~= nil then s.maskBits, s.mask = maskOf(opts.mask, 1, fname, "mask", level + 1) end
+end
+
 -- ---------------------------------------------------------------------------------------
 -- RigidBody2D
 
@@ -265,7 +350,7 @@ local function typeCheck(v, key)
 end
 
 ---@class tycho.RigidBody2D: tycho.Component
-local RigidBody2D = nativeClass("RigidBody2D", {
+local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   type = bodyField("type", typeCheck),
   mass = {
     get = function(self, s)
@@ -308,7 +393,7 @@ local RigidBody2D = nativeClass("RigidBody2D", {
       return go ~= nil and P.get(go, "sleeping")
     end,
   },
-})
+}))
 
 ---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
 function RigidBody2D:init(opts)
@@ -329,6 +414,7 @@ function RigidBody2D:init(opts)
   s.angularDamping = optNumber(opts, "angularDamping", 0, "new", 0)
   s.gravityScale = optNumber(opts, "gravityScale", 1, "new")
   s.lockRotation = opts.lockRotation and true or false
+  layerInit(s, opts, "new", 3)
 end
 
 ---Sets the linear velocity (game units per second).
@@ -386,10 +472,12 @@ local function colliderFields(name)
       end,
     }
   end
-  return { trigger = override("trigger"), friction = override("friction"), restitution = override("restitution") }
+  return layerFields(name,
+    { trigger = override("trigger"), friction = override("friction"), restitution = override("restitution") })
 end
 
 local function colliderInit(s, opts, fname)
+  layerInit(s, opts, fname, 4)
   s.trigger = opts.trigger and true or false
   s.friction = optNumber(opts, "friction", nil, fname, 0)
   s.restitution = optNumber(opts, "restitution", nil, fname, 0)
@@ -514,7 +602,7 @@ end
 ---@field velocity tycho.Vec3 game units per second (a copy: assign it, or call setVelocity)
 ---@field angularVelocity tycho.Vec3 radians per second about each axis
 ---@field sleeping boolean
-local RigidBody = nativeClass("RigidBody", {
+local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   type = rebuildField(check3(typeCheck)),
   mass = {
     get = function(self, s)
@@ -556,7 +644,7 @@ local RigidBody = nativeClass("RigidBody", {
       return go ~= nil and P3.get(go, "sleeping")
     end,
   },
-}, 3)
+}), 3)
 
 ---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
 function RigidBody:init(opts)
@@ -698,4 +786,14 @@ function MeshCollider:init(opts)
 end
 tycho.MeshCollider = MeshCollider
 
-return {}
+---Collision layers: `tycho.physics.layers` maps names to numbers 1..32 (`default` is 1;
+---a name not in it gets the lowest free number on first use, or a game sets its own);
+---`tycho.physics.layer(v)` gives the number of a name or number.
+tycho.physics = {
+  layers = layers,
+  ---@param v string|integer
+  ---@return integer
+  layer = function(v) return layerNumber(v, 1, "layer", "layer", 2) end,
+}
+
+return tycho.physics

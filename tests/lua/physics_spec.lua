@@ -287,6 +287,54 @@ describe("3D physics", function()
     assert.is_true(simulate() == simulate(), "two runs of the same scene differ")
   end)
 
+  it("collides by layers and masks: everything by default, only what both masks allow", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    ground(scene)
+    local ghost = GameObject.new { name = "ghost", position = { -3, 2, 0 } }
+    ghost:addComponent(RigidBody, { layer = "spec3d.ghost", mask = "spec3d.ghost" })
+    ghost:addComponent(BoxCollider)
+    ghost:addComponent(Rec)
+    scene:add(ghost)
+    local crate = GameObject.new { name = "crate", position = { 3, 2, 0 } }
+    crate:addComponent(RigidBody)
+    crate:addComponent(BoxCollider, { layer = 9, mask = { "default", 9 } })
+    crate:addComponent(Rec)
+    scene:add(crate)
+    local zone = GameObject.new { name = "zone", position = { 0, 1, 0 } }
+    zone:addComponent(BoxCollider, { size = { x = 10, y = 1, z = 10 }, trigger = true, mask = { 9 } })
+    zone:addComponent(Rec)
+    scene:add(zone)
+    run(scene, 120)
+    assert.is_true(ghost.position.y < -2)
+    assert.near(0.5, crate.position.y, 0.05)
+    assert.equals(0, #find(log, "onCollisionEnter", "ghost"))
+    assert.equals(1, #find(log, "onCollisionEnter", "crate"))
+    local heard = find(log, "onTriggerEnter", "zone")
+    assert.equals(1, #heard)
+    assert.equals(crate, heard[1].other)
+    -- a layer change rebuilds the body: the crate now passes through the ground
+    crate:getComponent(BoxCollider).mask = { 9 }
+    run(scene, 60)
+    assert.is_true(crate.position.y < 0)
+  end)
+
+  it("raycasts only the layers of its mask", function()
+    local scene = Scene.new()
+    for i, x in ipairs({ 3, 6 }) do
+      local go = GameObject.new { name = "wall" .. i, position = { x, 0, 0 } }
+      go:addComponent(BoxCollider, { layer = i == 1 and "spec3d.glass" or nil })
+      scene:add(go)
+    end
+    run(scene, 1)
+    local w = scene.physics
+    assert.equals("wall1", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100).object.name)
+    assert.equals("wall2", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, "default").object.name)
+    assert.equals("wall1", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, { "spec3d.glass" }).object.name)
+    assert.is_nil(w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, {}))
+  end)
+
   it("raises the standard error for bad arguments", function()
     assert.has_error(function() RigidBody.new { type = "flying" } end,
       "bad argument #1 to 'new' (type must be 'dynamic', 'static' or 'kinematic', got flying)")
