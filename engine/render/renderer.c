@@ -543,6 +543,17 @@ bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices
   return true;
 }
 
+bool ty_render_mesh_data(const ty_renderer *R, uint32_t mesh, const ty_vertex **vertices, uint32_t *vertex_count,
+                         const uint32_t **indices, uint32_t *index_count) {
+  if (mesh >= R->mesh_count) return false;
+  const mesh_rec *mr = &R->meshes[mesh];
+  *vertices = mr->vertex_count ? R->vertices + mr->first_vertex : NULL;
+  *vertex_count = mr->vertex_count;
+  *indices = mr->index_count ? R->indices + mr->first_index : NULL;
+  *index_count = mr->index_count;
+  return true;
+}
+
 /* ---- textures ----------------------------------------------------------------------- */
 
 uint32_t ty_render_add_texture(ty_renderer *R, uint32_t width, uint32_t height, const uint8_t *rgba, const char *name) {

@@ -244,7 +244,7 @@ tycho.CapsuleCollider = {}
 function tycho.CapsuleCollider.new(opts) end
 
 ---@class tycho.MeshColliderOptions: tycho.ColliderOptions
----@field mesh {vertices: number[], indices: integer[]} vertices {x1, y1, z1, ...}; indices from 1, three per triangle
+---@field mesh tycho.Mesh|{vertices: number[], indices: integer[]} a render Mesh (its triangles when the collider is made), or vertices {x1, y1, z1, ...} and indices from 1, three per triangle
 
 ---A triangle mesh: static bodies only, and the object's only 3D collider.
 ---@class tycho.MeshCollider: tycho.Component

@@ -755,13 +755,15 @@ tycho.CapsuleCollider = CapsuleCollider
 ---@field trigger boolean
 local MeshCollider = nativeClass("MeshCollider", colliderFields("MeshCollider"), 3)
 
----A triangle mesh for static bodies (ground, level geometry).
----@param opts {mesh: {vertices: number[], indices: integer[]}, trigger?: boolean, friction?: number, restitution?: number} vertices = {x1, y1, z1, ...}; indices count from 1, three per triangle
+---A triangle mesh for static bodies (ground, level geometry): a render Mesh (its triangles
+---as they are now, read from the renderer's CPU copy) or the triangles themselves.
+---@param opts {mesh: tycho.Mesh|{vertices: number[], indices: integer[]}, trigger?: boolean, friction?: number, restitution?: number} vertices = {x1, y1, z1, ...}; indices count from 1, three per triangle
 function MeshCollider:init(opts)
   opts = checkOpts(opts, "new")
   local m = opts.mesh
+  if typeName(m) == "Mesh" then m = m:triangles() end
   if type(m) ~= "table" or type(m.vertices) ~= "table" or type(m.indices) ~= "table" then
-    argError(1, "new", "mesh must be a table {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}}, got "
+    argError(1, "new", "mesh must be a Mesh or a table {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}}, got "
       .. typeName(m), 3)
   end
   local nv, ni = #m.vertices, #m.indices

@@ -287,6 +287,29 @@ describe("3D physics", function()
     assert.is_true(simulate() == simulate(), "two runs of the same scene differ")
   end)
 
+  it("takes a render Mesh as a MeshCollider's triangles, scaled by the object", function()
+    local scene = Scene.new()
+    local plane = tycho.mesh.plane(4) -- side 1 in XZ facing +Y
+    local tri = plane:triangles()
+    assert.equals(3 * plane.vertexCount, #tri.vertices)
+    assert.equals(plane.indexCount, #tri.indices)
+    local floor = GameObject.new { name = "floor", position = { 0, 1, 0 }, scale = { 20, 1, 20 } }
+    floor:addComponent(MeshCollider, { mesh = plane })
+    scene:add(floor)
+    local cube = GameObject.new { name = "block", position = { 0, 0, 30 }, scale = { 2, 2, 2 } }
+    cube:addComponent(MeshCollider, { mesh = tycho.mesh.cube() })
+    scene:add(cube)
+    local ball = GameObject.new { name = "ball", position = { 3, 3, 0 } }
+    ball:addComponent(RigidBody)
+    ball:addComponent(SphereCollider, { radius = 0.5 })
+    scene:add(ball)
+    run(scene, 180)
+    assert.near(1.5, ball.position.y, 0.02) -- on the plane at y = 1, inside its scaled extent
+    local hit = scene.physics:raycast({ 0, 0, 25 }, { 0, 0, 1 }, 10)
+    assert.equals(cube, hit.object)
+    assert.near(29, hit.point.z, 1e-3) -- the cube's face, at its scaled half size
+  end)
+
   it("collides by layers and masks: everything by default, only what both masks allow", function()
     local scene = Scene.new()
     local log = {}
