@@ -33,6 +33,7 @@ function tycho.physics.layer(v) end
 ---@field angularDamping? number (0)
 ---@field gravityScale? number (1)
 ---@field lockRotation? boolean the body never turns (false)
+---@field interpolate? boolean drawn between its last two steps under a fixed-step Loop (true); scripts read the stepped pose
 ---@field layer? tycho.Layer the layer of its colliders that name none (1, "default")
 ---@field mask? tycho.LayerMask the layers its colliders touch (every layer)
 
@@ -73,6 +74,8 @@ function tycho.physics.layer(v) end
 ---@field lockRotation boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
+---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
+---@field renderPosition tycho.Vec3 read-only: where its object is drawn this frame (the blend, or its world position)
 ---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it (z is 0)
 ---@field angularVelocity number radians per second about Z
 ---@field sleeping boolean read-only: at rest, not simulated until woken or touched
@@ -180,6 +183,8 @@ function World2D:raycast(origin, direction, maxDistance, mask) end
 ---@field lockRotation boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
+---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
+---@field renderPosition tycho.Vec3 read-only: where its object is drawn this frame (the blend, or its world position)
 ---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it
 ---@field angularVelocity tycho.Vec3 radians per second about each axis, live as velocity
 ---@field sleeping boolean read-only

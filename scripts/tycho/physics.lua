@@ -303,6 +303,15 @@ end
 
 local function stored(_, s, key) return s[key] end
 
+-- Where a body's object is drawn this frame: between its last two steps while a Loop
+-- interpolates it, else its world position (nil when the component is on no object).
+local function renderPosition(self, Pd)
+  local go = live(self)
+  if go then return Pd.get(go, "renderPosition") end
+  go = rawget(self, "gameObject")
+  return go and go.worldPosition
+end
+
 local function bodyField(key, check)
   return {
     get = stored,
@@ -366,6 +375,8 @@ local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   angularDamping = bodyField("angularDamping", numberCheck(0)),
   gravityScale = bodyField("gravityScale", numberCheck()),
   lockRotation = bodyField("lockRotation", function(v) return v and true or false end),
+  interpolate = bodyField("interpolate", function(v) return v and true or false end),
+  renderPosition = { get = function(self) return renderPosition(self, P) end },
   velocity = {
     get = function(self, s)
       local go = live(self)
@@ -395,7 +406,7 @@ local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   },
 }))
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody2D:init(opts)
   opts = checkOpts(opts, "new")
   local s = stores[self]
@@ -414,6 +425,7 @@ function RigidBody2D:init(opts)
   s.angularDamping = optNumber(opts, "angularDamping", 0, "new", 0)
   s.gravityScale = optNumber(opts, "gravityScale", 1, "new")
   s.lockRotation = opts.lockRotation and true or false
+  if opts.interpolate == nil then s.interpolate = true else s.interpolate = opts.interpolate and true or false end
   layerInit(s, opts, "new", 3)
 end
 
@@ -618,6 +630,15 @@ local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   angularDamping = rebuildField(check3(numberCheck(0))),
   gravityScale = rebuildField(check3(numberCheck())),
   lockRotation = rebuildField(function(v) return v and true or false end),
+  interpolate = {
+    get = stored,
+    set = function(self, s, _, v)
+      s.interpolate = v and true or false
+      local go = live(self)
+      if go then P3.set(go, "interpolate", s.interpolate) end
+    end,
+  },
+  renderPosition = { get = function(self) return renderPosition(self, P3) end },
   velocity = {
     get = function(self, s)
       local go = live(self)
@@ -646,7 +667,7 @@ local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   },
 }), 3)
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody:init(opts)
   RigidBody2D.init(self, opts)
 end

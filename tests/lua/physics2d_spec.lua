@@ -241,6 +241,34 @@ describe("2D physics", function()
     assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 0, 1 }, 100))
   end)
 
+  it("draws a falling body between its last two steps under a fixed-step Loop", function()
+    local scene = Scene.new()
+    local go, rb = box(scene, "faller", 0, 10, {})
+    local still, rb2 = box(scene, "still", 5, 10, { interpolate = false })
+    local steps = {}
+    local Track = tycho.component("physics2d_spec.Track")
+    function Track:postPhysics() steps[#steps + 1] = self.gameObject.position.y end
+    go:addComponent(Track)
+    local checked = 0
+    local loop = tycho.Loop.new {
+      scene = scene,
+      fixedTimestep = 1 / 30,
+      render = function(alpha)
+        assert.equals(still.position.y, rb2.renderPosition.y)
+        assert.equals(still.position.x, rb2.renderPosition.x)
+        if #steps >= 2 and math.abs(alpha - 0.5) < 1e-6 then
+          local before, after = steps[#steps - 1], steps[#steps]
+          assert.near((before + after) / 2, rb.renderPosition.y, 1e-4)
+          assert.near(0, rb.renderPosition.x, 1e-6)
+          assert.equals(after, go.position.y)
+          checked = checked + 1
+        end
+      end,
+    }
+    for _ = 1, 12 do loop:advance(1 / 60) end
+    assert.is_true(checked >= 3)
+  end)
+
   it("collides by layers and masks: everything by default, only what both masks allow", function()
     local scene = Scene.new()
     local log = {}

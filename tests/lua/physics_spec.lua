@@ -310,6 +310,49 @@ describe("3D physics", function()
     assert.near(29, hit.point.z, 1e-3) -- the cube's face, at its scaled half size
   end)
 
+  it("draws a falling body between its last two steps under a fixed-step Loop", function()
+    local function fall(interpolate)
+      local scene = Scene.new()
+      local go = GameObject.new { name = "faller", position = { 0, 10, 0 } }
+      local rb = go:addComponent(RigidBody, { interpolate = interpolate })
+      go:addComponent(BoxCollider)
+      scene:add(go)
+      local steps = {} -- the stepped y after each tick
+      local Track = tycho.component("physics_spec.Track")
+      function Track:postPhysics() steps[#steps + 1] = self.gameObject.position.y end
+      go:addComponent(Track)
+      local frames = {}
+      local loop = tycho.Loop.new {
+        scene = scene,
+        fixedTimestep = 1 / 30,
+        render = function(alpha)
+          frames[#frames + 1] = { alpha = alpha, drawn = rb.renderPosition.y, logic = go.position.y, n = #steps }
+        end,
+      }
+      for _ = 1, 12 do loop:advance(1 / 60) end
+      return frames, steps, rb
+    end
+    local frames, steps, rb = fall()
+    assert.is_true(rb.interpolate)
+    local checked = 0
+    for _, f in ipairs(frames) do
+      if f.n >= 2 and math.abs(f.alpha - 0.5) < 1e-6 then
+        local before, after = steps[f.n - 1], steps[f.n]
+        assert.is_true(after < before) -- falling
+        assert.is_true(f.drawn < before and f.drawn > after, "drawn between the two steps")
+        assert.near((before + after) / 2, f.drawn, 1e-4)
+        assert.equals(after, f.logic) -- game logic reads the stepped position
+        checked = checked + 1
+      end
+    end
+    assert.is_true(checked >= 3)
+    local still = fall(false)
+    for _, f in ipairs(still) do assert.equals(f.logic, f.drawn) end
+    -- switched off on a live body, it is drawn where it is at the next frame
+    rb.interpolate = false
+    assert.equals(rb.gameObject.position.y, rb.renderPosition.y)
+  end)
+
   it("collides by layers and masks: everything by default, only what both masks allow", function()
     local scene = Scene.new()
     local log = {}
