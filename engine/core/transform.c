@@ -658,6 +658,23 @@ const float *ty_transform_world(ty_transforms *T, uint32_t i) {
   return &T->world[i][0][0];
 }
 
+/* Sizes the render offset arrays to the container's capacity (they lag behind its growth). */
+static void ty_transform_offsets_fit(ty_transforms *T) {
+  uint32_t cap = T->cap;
+  if (T->offset_cap >= cap) return;
+  mat4 *off = TY_REALLOC(T->offset, (size_t)cap * sizeof *off);
+  TY_ASSERT(off);
+  T->offset = off;
+  mat4 *rw = TY_REALLOC(T->render_world, (size_t)cap * sizeof *rw);
+  TY_ASSERT(rw);
+  T->render_world = rw;
+  uint8_t *has = TY_REALLOC(T->has_offset, cap);
+  TY_ASSERT(has);
+  memset(has + T->offset_cap, 0, cap - T->offset_cap);
+  T->has_offset = has;
+  T->offset_cap = cap;
+}
+
 void ty_transform_set_render_offset(ty_transforms *T, uint32_t i, const float m[16]) {
   ty_transform_check(T, i);
   if (!m) {
@@ -667,20 +684,7 @@ void ty_transform_set_render_offset(ty_transforms *T, uint32_t i, const float m[
     }
     return;
   }
-  if (i >= T->offset_cap) {
-    uint32_t cap = T->cap;
-    mat4 *off = TY_REALLOC(T->offset, (size_t)cap * sizeof *off);
-    TY_ASSERT(off);
-    T->offset = off;
-    mat4 *rw = TY_REALLOC(T->render_world, (size_t)cap * sizeof *rw);
-    TY_ASSERT(rw);
-    T->render_world = rw;
-    uint8_t *has = TY_REALLOC(T->has_offset, cap);
-    TY_ASSERT(has);
-    memset(has + T->offset_cap, 0, cap - T->offset_cap);
-    T->has_offset = has;
-    T->offset_cap = cap;
-  }
+  ty_transform_offsets_fit(T);
   memcpy(T->offset[i], m, sizeof(mat4));
   if (!T->has_offset[i]) {
     T->has_offset[i] = 1;
@@ -694,6 +698,7 @@ const float *ty_transform_render_world(ty_transforms *T, uint32_t i) {
   uint32_t a = i;
   while (a != TY_TRANSFORM_NONE && !(a < T->offset_cap && T->has_offset[a])) a = T->parent[a];
   if (a == TY_TRANSFORM_NONE) return w;
+  ty_transform_offsets_fit(T); /* i may be newer than the arrays */
   /* Through locals: the side arrays are plain heap memory, not cache-line aligned. */
   mat4 off, world, out;
   memcpy(off, T->offset[a], sizeof off);

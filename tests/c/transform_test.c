@@ -639,6 +639,14 @@ static void test_render_offset(void) {
   ty_transform_destroy(T, child); /* its offset goes with it */
   uint32_t again = ty_transform_create(T);
   CHECK(ty_transform_render_world(T, again) == ty_transform_world(T, again));
+  /* A child made after the container grew past the offset arrays is drawn offset too. */
+  ty_transform_set_render_offset(T, body, off);
+  uint32_t last = body;
+  for (int k = 0; k < 300; k++) {
+    last = ty_transform_create(T);
+    ty_transform_set_parent(T, last, body);
+  }
+  CHECK(fabsf(ty_transform_render_world(T, last)[13] - 10.5f) < kEps);
   ty_transforms_destroy(T);
 }
 
