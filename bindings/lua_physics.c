@@ -28,6 +28,11 @@ typedef struct body_rec {
   float pos[3], rot[4]; /* the local values last seen or written */
   float scale[3];       /* the local scale its shapes were sized with */
   bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
+  bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
+  bool has_offset;      /* its transform holds a render offset this world set */
+  bool stepped;         /* prev and cur hold the last step's poses */
+  float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
+  float cur_pos[3], cur_rot[4];   /* and after it */
 } body_rec;
 
 /* One userdata type per dimension (World2D, World3D) over the same struct. */
@@ -57,6 +62,7 @@ static const char pctx_key = 0;
 static const char flush_key = 0;
 static const char mark_key = 0; /* registry: physics.lua's markPending(go) */
 static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
+static const char mask_key = 0; /* registry: physics.lua's maskBits(value, argn, fname) */
 
 static void commit_views(lua_State *L);
 
@@ -106,8 +112,16 @@ static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
 }
 
 /* Destroys record i's body and takes it off the list (the last record moves into it). */
+static void clear_offset(lua_State *L, body_rec *r) {
+  if (!r->has_offset) return;
+  r->has_offset = false;
+  ty_world *W = world_of(L);
+  if (ty_object_alive(W, r->go)) ty_transform_set_render_offset(ty_world_transforms(W), r->xf, NULL);
+}
+
 static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
   body_rec *r = &w->recs[i];
+  clear_offset(L, r);
   if (w->dims == 2) ty_body2d_destroy(w->w2, r->body);
   else ty_body3d_destroy(w->w3, r->body);
   map_clear(L, w->dims, r->go);
@@ -209,7 +223,22 @@ static int world_gc(lua_State *L) {
   return 0;
 }
 
-/* world:raycast(origin, direction [, maxDistance]) -> {object=, point=, normal=, distance=} or nil */
+/* Argument idx of raycast as layer bits: nil is every layer; a layer name or number, or a
+ * list of them, goes through physics.lua's maskBits (which names the layers). */
+static uint32_t check_mask(lua_State *L, int idx) {
+  if (lua_isnoneornil(L, idx)) return ~0u;
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mask_key) != LUA_TFUNCTION) luaL_error(L, "physics layers are not loaded");
+  lua_pushvalue(L, idx);
+  lua_pushinteger(L, idx - 1); /* as the user counts: the world is the self argument */
+  lua_pushliteral(L, "raycast");
+  lua_call(L, 3, 1);
+  uint32_t bits = (uint32_t)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return bits;
+}
+
+/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
+ * distance=} or nil */
 static int world2d_raycast(lua_State *L) {
   lworld *w = check_world2d(L, 1);
   float o[2], d[2];
@@ -217,12 +246,13 @@ static int world2d_raycast(lua_State *L) {
   check_vec2(L, 3, d);
   float max = (float)luaL_optnumber(L, 4, 1e6);
   if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  uint32_t mask = check_mask(L, 5);
   float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
   if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
   float p1[2] = {o[0] / w->upm, o[1] / w->upm};
   float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
   ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -337,6 +367,14 @@ static float opt_field(lua_State *L, int t, const char *k, float def) {
   return v;
 }
 
+/* Integer field k of the table at t (layer bits), 0 when absent. */
+static lua_Integer opt_bits(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  lua_Integer v = lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
 /* Records body b of object id (transform xf), its locals as they are now. */
 static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
   if (w->count == w->cap) {
@@ -352,6 +390,7 @@ static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) 
   body_rec *r = &w->recs[w->count++];
   memset(r, 0, sizeof *r);
   r->body = b, r->go = id, r->xf = xf;
+  r->interpolate = true;
   const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
@@ -389,6 +428,9 @@ static int p_create_body(lua_State *L) {
   ty_body2d b = ty_body2d_create(w->w2, &d);
   if (!b) luaL_error(L, "too many 2D bodies");
   add_rec(L, w, b, id, xf);
+  lua_getfield(L, 3, "interpolate");
+  w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -441,6 +483,8 @@ static int p_add_shape(lua_State *L) {
   lua_getfield(L, 2, "trigger");
   d.trigger = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  d.layer = (uint32_t)opt_bits(L, 2, "layerBits");
+  d.mask = (uint32_t)opt_bits(L, 2, "maskBits");
   lua_pushboolean(L, ty_shape2d_create(w->w2, r->body, &d) != 0);
   return 1;
 }
@@ -469,6 +513,14 @@ static int p_has_body(lua_State *L) {
   return 1;
 }
 
+/* Pushes where r's object is drawn this frame (its world position after any render
+ * offset: between the last two steps under a Loop). */
+static void push_render_position(lua_State *L, body_rec *r) {
+  ty_lua_world_matrix(L, r->go); /* reads back its chain's tables */
+  const float *m = ty_transform_render_world(ty_world_transforms(world_of(L)), r->xf);
+  ty_push_vec3(L, m[12], m[13], m[14]);
+}
+
 /* P.get(go, key) -> value: velocity (Vec3), angularVelocity, sleeping, mass, type */
 static int p_get(lua_State *L) {
   lworld *w = NULL;
@@ -483,6 +535,8 @@ static int p_get(lua_State *L) {
     lua_pushboolean(L, !ty_body2d_awake(w->w2, r->body));
   } else if (strcmp(k, "mass") == 0) {
     lua_pushnumber(L, ty_body2d_mass(w->w2, r->body));
+  } else if (strcmp(k, "renderPosition") == 0) {
+    push_render_position(L, r);
   } else {
     return luaL_argerror(L, 2, "unknown body field");
   }
@@ -514,6 +568,9 @@ static int p_set(lua_State *L) {
     ty_body2d_set_type(w->w2, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
   } else if (strcmp(k, "awake") == 0) {
     ty_body2d_set_awake(w->w2, r->body, lua_toboolean(L, 3));
+  } else if (strcmp(k, "interpolate") == 0) {
+    r->interpolate = lua_toboolean(L, 3);
+    if (!r->interpolate) clear_offset(L, r), r->stepped = false;
   } else {
     return luaL_argerror(L, 2, "unknown body field");
   }
@@ -533,13 +590,16 @@ static int p_apply(lua_State *L) {
   return 0;
 }
 
-/* P.setFlush(flush, mark): flush(scene) builds the bodies waiting in that scene, mark(go)
- * puts an object back on the waiting list (physics.lua). */
+/* P.setFlush(flush, mark, maskBits): flush(scene) builds the bodies waiting in that scene,
+ * mark(go) puts an object back on the waiting list, maskBits(v, argn, fname) reads a
+ * raycast's mask (physics.lua). */
 static int p_set_flush(lua_State *L) {
   commit_views(L);
   luaL_checktype(L, 1, LUA_TFUNCTION);
   luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_settop(L, 2);
+  luaL_checktype(L, 3, LUA_TFUNCTION);
+  lua_settop(L, 3);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &mask_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &mark_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &flush_key);
   return 0;
@@ -554,12 +614,13 @@ static int world3d_raycast(lua_State *L) {
   check_vec3(L, 3, d);
   float max = (float)luaL_optnumber(L, 4, 1e6);
   if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
+  uint32_t mask = check_mask(L, 5);
   float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
   float p2[3];
   for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
   ty_ray3d_hit hit;
-  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
+  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -653,6 +714,8 @@ static int p3_create_body(lua_State *L) {
   lua_getfield(L, 3, "lockRotation");
   d.lock_rotation = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  d.layer = (uint32_t)opt_bits(L, 3, "layerBits");
+  d.mask = (uint32_t)opt_bits(L, 3, "maskBits");
   d.user = id;
   float sc[3];
   ty_transform_world_scale(T, xf, sc);
@@ -719,6 +782,9 @@ static int p3_create_body(lua_State *L) {
     return 1;
   }
   add_rec(L, w, b, id, xf);
+  lua_getfield(L, 3, "interpolate");
+  w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
+  lua_pop(L, 1);
   lua_pushboolean(L, 1);
   return 1;
 }
@@ -753,6 +819,8 @@ static int p3_get(lua_State *L) {
     lua_pushboolean(L, !ty_body3d_awake(w->w3, r->body));
   } else if (strcmp(k, "mass") == 0) {
     lua_pushnumber(L, ty_body3d_mass(w->w3, r->body));
+  } else if (strcmp(k, "renderPosition") == 0) {
+    push_render_position(L, r);
   } else {
     return luaL_argerror(L, 2, "unknown body field");
   }
@@ -766,6 +834,11 @@ static int p3_set(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "awake") == 0) {
     ty_body3d_wake(w->w3, r->body);
+    return 0;
+  }
+  if (strcmp(k, "interpolate") == 0) {
+    r->interpolate = lua_toboolean(L, 3);
+    if (!r->interpolate) clear_offset(L, r), r->stepped = false;
     return 0;
   }
   float v[3];
@@ -951,6 +1024,107 @@ static void sync_enabled(lua_State *L, lworld *w) {
   }
 }
 
+/* ---- interpolation ---- */
+
+/* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
+static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
+  if (w->dims == 2) {
+    float x, y, a;
+    ty_body2d_transform(w->w2, r->body, &x, &y, &a);
+    pos[0] = x * w->upm, pos[1] = y * w->upm, pos[2] = 0;
+    rot[0] = 0, rot[1] = 0, rot[2] = sinf(a * 0.5f), rot[3] = cosf(a * 0.5f);
+  } else {
+    ty_body3d_transform(w->w3, r->body, pos, rot);
+  }
+}
+
+static bool is_dynamic(lworld *w, body_rec *r) {
+  return (w->dims == 2 ? ty_body2d_type(w->w2, r->body) : ty_body3d_type(w->w3, r->body)) == TY_BODY_DYNAMIC;
+}
+
+/* Before a step: offsets of the last frame go (the step moves the bodies), and each dynamic
+ * body's pose is kept as the one to blend from. */
+static void before_step(lua_State *L, lworld *w) {
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    clear_offset(L, r);
+    r->stepped = false;
+    if (r->interpolate && !r->disabled && is_dynamic(w, r)) body_pose(w, r, r->prev_pos, r->prev_rot);
+  }
+}
+
+static void after_step(lworld *w) {
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    if (!r->interpolate || r->disabled || !is_dynamic(w, r)) continue;
+    body_pose(w, r, r->cur_pos, r->cur_rot);
+    r->stepped = true;
+  }
+}
+
+/* The column-major matrix of the rigid motion taking pose (cp, cq) to pose (ip, iq):
+ * T(ip) R(iq) R(cq)^-1 T(-cp). */
+static void pose_delta(const float cp[3], const float cq[4], const float ip[3], const float iq[4], float m[16]) {
+  float inv[4] = {-cq[0], -cq[1], -cq[2], cq[3]}, q[4];
+  quat_mul(iq, inv, q);
+  float x = q[0], y = q[1], z = q[2], ww = q[3];
+  float r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww),     2 * (x * z - y * ww),
+                2 * (x * y - z * ww),     1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
+                2 * (x * z + y * ww),     2 * (y * z - x * ww),     1 - 2 * (x * x + y * y)};
+  for (int c = 0; c < 3; c++) {
+    m[4 * c + 0] = r[3 * c + 0], m[4 * c + 1] = r[3 * c + 1], m[4 * c + 2] = r[3 * c + 2], m[4 * c + 3] = 0;
+  }
+  for (int k = 0; k < 3; k++) m[12 + k] = ip[k] - (r[k] * cp[0] + r[3 + k] * cp[1] + r[6 + k] * cp[2]);
+  m[15] = 1;
+}
+
+static void interpolate_world(lua_State *L, lworld *w, float alpha) {
+  ty_world *W = world_of(L);
+  ty_transforms *T = ty_world_transforms(W);
+  for (uint32_t i = 0; i < w->count; i++) {
+    body_rec *r = &w->recs[i];
+    clear_offset(L, r);
+    if (!r->stepped || !r->interpolate || r->disabled) continue;
+    if (!memcmp(r->prev_pos, r->cur_pos, sizeof r->cur_pos) && !memcmp(r->prev_rot, r->cur_rot, sizeof r->cur_rot))
+      continue;
+    /* A game that moved the object since the step put it where it is meant to be drawn. */
+    ty_lua_pull(L, r->go);
+    float wp[3];
+    ty_transform_world_position(T, r->xf, wp);
+    bool moved = false;
+    for (int k = 0; k < w->dims; k++)
+      moved |= fabsf(wp[k] - r->cur_pos[k]) > 1e-4f * (1 + fabsf(r->cur_pos[k]));
+    if (moved) continue;
+    float ip[3], iq[4];
+    for (int k = 0; k < 3; k++) ip[k] = r->prev_pos[k] + (r->cur_pos[k] - r->prev_pos[k]) * alpha;
+    /* nlerp along the shorter arc: one step turns a body little */
+    float dot = 0, len = 0;
+    for (int k = 0; k < 4; k++) dot += r->prev_rot[k] * r->cur_rot[k];
+    float sgn = dot < 0 ? -1.0f : 1.0f;
+    for (int k = 0; k < 4; k++) {
+      iq[k] = r->prev_rot[k] * sgn * (1 - alpha) + r->cur_rot[k] * alpha;
+      len += iq[k] * iq[k];
+    }
+    len = sqrtf(len);
+    if (!(len > 0)) continue;
+    for (int k = 0; k < 4; k++) iq[k] /= len;
+    float m[16];
+    pose_delta(r->cur_pos, r->cur_rot, ip, iq, m);
+    ty_transform_set_render_offset(T, r->xf, m);
+    r->has_offset = true;
+  }
+}
+
+void ty_lua_physics_interpolate(lua_State *L, int scene_idx, double alpha) {
+  scene_idx = lua_absindex(L, scene_idx);
+  if (!(alpha >= 0)) alpha = 0;
+  if (alpha > 1) alpha = 1;
+  for (int dims = 2; dims <= 3; dims++) {
+    lworld *w = scene_world(L, scene_idx, dims);
+    if (w) interpolate_world(L, w, (float)alpha);
+  }
+}
+
 static void step2d(lua_State *L, lworld *w, float dt) {
   ty_world *W = world_of(L);
   ty_transforms *T = ty_world_transforms(W);
@@ -979,7 +1153,9 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       ty_body2d_set_awake(w->w2, r->body, true);
     }
   }
+  before_step(L, w);
   ty_phys2d_step(w->w2, dt);
+  after_step(w);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (driven[i]) {
@@ -1016,7 +1192,9 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     ty_transform_world_rotation(T, r->xf, q);
     ty_body3d_set_transform(w->w3, r->body, p, q); /* a kinematic body moves there in the step */
   }
+  before_step(L, w);
   ty_phys3d_step(w->w3, dt);
+  after_step(w);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))

@@ -14,6 +14,11 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt);
 void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S);
 /* At the sweep: object id leaves its world. */
 void ty_lua_physics_forget(lua_State *L, ty_id id);
+/* Once per rendered frame of a fixed-step Loop, after its ticks: each awake dynamic body
+ * with interpolation on is drawn alpha of the way from its pose before the last step to
+ * its pose after it (a render offset on its transform; the object's own values stay the
+ * stepped ones). */
+void ty_lua_physics_interpolate(lua_State *L, int scene_idx, double alpha);
 /* Pushes the scene's 2D world (the scene at scene_idx), made on first use. */
 void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims);
 

@@ -315,6 +315,31 @@ static int mesh_load(lua_State *L) {
   return 1;
 }
 
+/* mesh:triangles() -> {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}} (indices
+ * from 1): the positions a MeshCollider takes, read from the renderer's CPU copy. */
+static int mesh_triangles(lua_State *L) {
+  uint32_t id = check_mesh(L, 1);
+  const ty_vertex *v;
+  const uint32_t *idx;
+  uint32_t nv = 0, ni = 0;
+  if (!ty_render_mesh_data(lr_get(L)->R, id, &v, &nv, &idx, &ni)) nv = ni = 0;
+  lua_createtable(L, 0, 2);
+  lua_createtable(L, (int)(3 * nv), 0);
+  for (uint32_t i = 0; i < nv; i++)
+    for (int k = 0; k < 3; k++) {
+      lua_pushnumber(L, v[i].position[k]);
+      lua_rawseti(L, -2, (lua_Integer)(3 * i + (uint32_t)k + 1));
+    }
+  lua_setfield(L, -2, "vertices");
+  lua_createtable(L, (int)ni, 0);
+  for (uint32_t i = 0; i < ni; i++) {
+    lua_pushinteger(L, (lua_Integer)idx[i] + 1);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "indices");
+  return 1;
+}
+
 static int mesh_index(lua_State *L) {
   uint32_t id = check_mesh(L, 1);
   const char *k = luaL_checkstring(L, 2);
@@ -323,6 +348,7 @@ static int mesh_index(lua_State *L) {
   if (strcmp(k, "vertexCount") == 0) lua_pushinteger(L, known ? v : 0);
   else if (strcmp(k, "indexCount") == 0) lua_pushinteger(L, known ? i : 0);
   else if (strcmp(k, "id") == 0) lua_pushinteger(L, id);
+  else if (strcmp(k, "triangles") == 0) lua_pushcfunction(L, mesh_triangles);
   else lua_pushnil(L);
   return 1;
 }

@@ -1,6 +1,7 @@
 /* bindings/lua_time.c: scene.time (the Time userdata over a scene's ty_clock) and
  * tycho.Loop, the fixed-step driver. */
 #include "lua_scene.h"
+#include "lua_physics.h" /* Required for: ty_lua_physics_interpolate */
 
 #include <string.h>
 
@@ -93,6 +94,7 @@ static int loop_advance(lua_State *L) {
   int steps = ty_loop_begin(&l->loop, &ls->clock, raw);
   for (int i = 0; i < steps; i++) loop_tick(L, l, ls, scene_idx);
   double alpha = ty_loop_alpha(&l->loop);
+  ty_lua_physics_interpolate(L, scene_idx, alpha); /* bodies drawn between their last two steps */
   if (lua_getiuservalue(L, 1, LOOP_UV_RENDER) == LUA_TFUNCTION) {
     lua_pushnumber(L, alpha);
     lua_call(L, 1, 0);

@@ -108,6 +108,13 @@ struct ty_transforms {
   ty_transform_stats stats;
   ty_transforms_pull_fn pull; /* run at the start of every sync */
   void *pull_user;
+
+  /* Render offsets, by slot, allocated on first use (most worlds never interpolate). */
+  mat4 *offset;
+  mat4 *render_world;
+  uint8_t *has_offset;
+  uint32_t offset_cap; /* slots the three arrays hold */
+  uint32_t offset_count; /* slots with an offset set */
 };
 
 /* ---- storage ------------------------------------------------------------------------ */
@@ -193,6 +200,9 @@ ty_transforms *ty_transforms_create(void) {
 
 void ty_transforms_destroy(ty_transforms *T) {
   if (!T) return;
+  TY_FREE(T->offset);
+  TY_FREE(T->render_world);
+  TY_FREE(T->has_offset);
   TY_FREE(T->block);
   TY_FREE(T);
 }
@@ -250,6 +260,10 @@ void ty_transform_destroy(ty_transforms *T, uint32_t i) {
   /* Keep the touched bit: the slot may still be on the list (sync skips it while dead),
    * and a create that reuses it before the sync must not list it twice. */
   T->flags[i] &= TY_TRANSFORM_TOUCHED;
+  if (i < T->offset_cap && T->has_offset[i]) {
+    T->has_offset[i] = 0;
+    T->offset_count--;
+  }
   ty_transform_heap_push(T, i);
   T->write_epoch++;
 }
@@ -642,6 +656,56 @@ const float *ty_transform_world(ty_transforms *T, uint32_t i) {
   ty_transform_check(T, i);
   if (T->write_epoch != T->synced_epoch && T->verified[i] != T->write_epoch) ty_transform_refresh(T, i);
   return &T->world[i][0][0];
+}
+
+/* Sizes the render offset arrays to the container's capacity (they lag behind its growth). */
+static void ty_transform_offsets_fit(ty_transforms *T) {
+  uint32_t cap = T->cap;
+  if (T->offset_cap >= cap) return;
+  mat4 *off = TY_REALLOC(T->offset, (size_t)cap * sizeof *off);
+  TY_ASSERT(off);
+  T->offset = off;
+  mat4 *rw = TY_REALLOC(T->render_world, (size_t)cap * sizeof *rw);
+  TY_ASSERT(rw);
+  T->render_world = rw;
+  uint8_t *has = TY_REALLOC(T->has_offset, cap);
+  TY_ASSERT(has);
+  memset(has + T->offset_cap, 0, cap - T->offset_cap);
+  T->has_offset = has;
+  T->offset_cap = cap;
+}
+
+void ty_transform_set_render_offset(ty_transforms *T, uint32_t i, const float m[16]) {
+  ty_transform_check(T, i);
+  if (!m) {
+    if (i < T->offset_cap && T->has_offset[i]) {
+      T->has_offset[i] = 0;
+      T->offset_count--;
+    }
+    return;
+  }
+  ty_transform_offsets_fit(T);
+  memcpy(T->offset[i], m, sizeof(mat4));
+  if (!T->has_offset[i]) {
+    T->has_offset[i] = 1;
+    T->offset_count++;
+  }
+}
+
+const float *ty_transform_render_world(ty_transforms *T, uint32_t i) {
+  const float *w = ty_transform_world(T, i);
+  if (!T->offset_count) return w;
+  uint32_t a = i;
+  while (a != TY_TRANSFORM_NONE && !(a < T->offset_cap && T->has_offset[a])) a = T->parent[a];
+  if (a == TY_TRANSFORM_NONE) return w;
+  ty_transform_offsets_fit(T); /* i may be newer than the arrays */
+  /* Through locals: the side arrays are plain heap memory, not cache-line aligned. */
+  mat4 off, world, out;
+  memcpy(off, T->offset[a], sizeof off);
+  memcpy(world, w, sizeof world);
+  glm_mat4_mul(off, world, out);
+  memcpy(T->render_world[i], out, sizeof out);
+  return &T->render_world[i][0][0];
 }
 
 uint32_t ty_transform_world_version(ty_transforms *T, uint32_t i) {

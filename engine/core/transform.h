@@ -65,6 +65,16 @@ void ty_transform_world_scale(ty_transforms *T, uint32_t i, float out[3]);
 /* The version of i's current world matrix (after bringing it up to date). */
 uint32_t ty_transform_world_version(ty_transforms *T, uint32_t i);
 
+/* Render offsets: a rigid world-space transform (column-major 4x4) that moves i and its
+ * subtree where they are drawn, never where they are: physics interpolation blends a body
+ * between its last two steps for the frame while game logic reads the stepped pose. NULL
+ * clears it; destroying i clears it too. */
+void ty_transform_set_render_offset(ty_transforms *T, uint32_t i, const float m[16]);
+/* The world matrix as drawn: the world matrix, after the render offset of i or of its
+ * nearest ancestor that has one. Owned by the container: valid until the next call for i
+ * or the next write. The world matrix itself when no offset is set anywhere. */
+const float *ty_transform_render_world(ty_transforms *T, uint32_t i);
+
 /* Brings every touched subtree up to date: the once-per-frame pass. It first calls the
  * pull hook, if one is set, so a host that keeps local TRS in memory of its own (the Lua
  * binding's position tables) writes what changed there through ty_transform_write. */

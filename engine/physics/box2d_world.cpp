@@ -106,12 +106,30 @@ struct listener : b2ContactListener {
   }
 };
 
+/* A shape's layer and mask, by pool slot: Box2D's own b2Filter has 16 bits, tycho's
+ * layers 32, so a contact filter reads these instead. */
+struct layers {
+  uint32_t layer, mask;
+};
+
+struct layer_filter : b2ContactFilter {
+  const std::vector<layers> *of = nullptr;
+  const layers &get(b2Fixture *f) const { return (*of)[((uint32_t)f->GetUserData().pointer & SLOT_MASK) - 1]; }
+  bool ShouldCollide(b2Fixture *a, b2Fixture *b) override {
+    const layers &la = get(a), &lb = get(b);
+    return (la.layer & lb.mask) && (lb.layer & la.mask);
+  }
+};
+
 struct closest_ray : b2RayCastCallback {
+  const layer_filter *filter = nullptr;
+  uint32_t mask = ~0u;
   b2Fixture *fixture = nullptr;
   b2Vec2 point, normal;
   float fraction = 1;
   float ReportFixture(b2Fixture *f, const b2Vec2 &p, const b2Vec2 &n, float frac) override {
     if (f->IsSensor()) return -1; /* triggers are not hit: go on as if it were not there */
+    if (!(filter->get(f).layer & mask)) return -1; /* nor are layers outside the mask */
     fixture = f;
     point = p;
     normal = n;
@@ -127,7 +145,13 @@ struct ty_phys2d {
   listener contacts;
   pool<b2Body> bodies;
   pool<b2Fixture> shapes;
-  explicit ty_phys2d(b2Vec2 g) : world(g) { world.SetContactListener(&contacts); }
+  std::vector<layers> shape_layers; /* by shape slot */
+  layer_filter filter;
+  explicit ty_phys2d(b2Vec2 g) : world(g) {
+    world.SetContactListener(&contacts);
+    filter.of = &shape_layers;
+    world.SetContactFilter(&filter);
+  }
 };
 
 static b2Body *body(const ty_phys2d *W, ty_body2d b) {
@@ -191,8 +215,10 @@ const ty_contact2d *ty_phys2d_contacts(const ty_phys2d *W, uint32_t *count) {
 
 void ty_phys2d_clear_contacts(ty_phys2d *W) { W->contacts.contacts.clear(); }
 
-bool ty_phys2d_raycast(ty_phys2d *W, const float p1[2], const float p2[2], ty_ray2d_hit *hit) {
+bool ty_phys2d_raycast(ty_phys2d *W, const float p1[2], const float p2[2], uint32_t mask, ty_ray2d_hit *hit) {
   closest_ray cb;
+  cb.filter = &W->filter;
+  cb.mask = mask;
   b2Vec2 a(p1[0], p1[1]), b(p2[0], p2[1]);
   if ((b - a).LengthSquared() <= 0) return false;
   W->world.RayCast(&cb, a, b);
@@ -264,9 +290,16 @@ ty_shape2d ty_shape2d_create(ty_phys2d *W, ty_body2d h, const ty_shape2d_desc *d
   def.friction = d->friction;
   def.restitution = d->restitution;
   def.isSensor = d->trigger;
+  /* The slot and its layers are set before CreateFixture: the filter may ask at once. */
+  ty_shape2d s = W->shapes.add(nullptr);
+  if (!s) return 0;
+  uint32_t slot = (s & SLOT_MASK) - 1;
+  if (W->shape_layers.size() < W->shapes.slots.size()) W->shape_layers.resize(W->shapes.slots.size());
+  bool defaults = !d->layer && !d->mask;
+  W->shape_layers[slot] = layers{defaults ? 1u : d->layer, defaults ? ~0u : d->mask};
+  def.userData.pointer = s;
   b2Fixture *f = b->CreateFixture(&def);
-  ty_shape2d s = W->shapes.add(f);
-  f->GetUserData().pointer = s;
+  W->shapes.slots[slot].ptr = f;
   return s;
 }
 

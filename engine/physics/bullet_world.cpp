@@ -28,10 +28,23 @@ struct body_info {
   bool trigger = false;
   bool disabled = false; /* out of the dynamics world */
   float gravity_scale = 1;
+  int layer = 1, mask = -1; /* Bullet's filter group and mask: 32 bits */
   std::vector<std::unique_ptr<btCollisionShape>> shapes; /* the body's shape is the last */
   std::vector<btScalar> vertices;
   std::vector<int> indices;
   std::unique_ptr<btTriangleIndexVertexArray> mesh;
+};
+
+/* Which pairs the broadphase keeps: each body's layer in the other's mask, and never two
+ * bodies that do not move by contact (static and kinematic), as Bullet's default filter. */
+struct layer_filter : btOverlapFilterCallback {
+  bool needBroadphaseCollision(btBroadphaseProxy *a, btBroadphaseProxy *b) const override {
+    if (!(a->m_collisionFilterGroup & b->m_collisionFilterMask) || !(b->m_collisionFilterGroup & a->m_collisionFilterMask))
+      return false;
+    const btCollisionObject *oa = static_cast<const btCollisionObject *>(a->m_clientObject);
+    const btCollisionObject *ob = static_cast<const btCollisionObject *>(b->m_clientObject);
+    return !(oa->isStaticOrKinematicObject() && ob->isStaticOrKinematicObject());
+  }
 };
 
 struct pair_state {
@@ -55,6 +68,7 @@ struct ty_phys3d {
   std::map<std::pair<uint64_t, uint64_t>, bool> touching; /* pair -> trigger, as of the last step */
   std::vector<ty_contact3d> contacts;
   btVector3 gravity{0, btScalar(-9.81), 0};
+  layer_filter filter;
 };
 
 static body_info *info_of(const btCollisionObject *o) { return static_cast<body_info *>(o->getUserPointer()); }
@@ -89,6 +103,7 @@ ty_phys3d *ty_phys3d_create(const float g[3]) {
   ty_phys3d *W = new ty_phys3d(); /* aligned members: Bullet's operator new */
   W->gravity = v3(g);
   W->world.setGravity(W->gravity);
+  W->world.getPairCache()->setOverlapFilterCallback(&W->filter);
   return W;
 }
 
@@ -173,20 +188,23 @@ const ty_contact3d *ty_phys3d_contacts(const ty_phys3d *W, uint32_t *count) {
 void ty_phys3d_clear_contacts(ty_phys3d *W) { W->contacts.clear(); }
 
 namespace {
+/* Hits what is solid and on a layer in mask (the bodies' own masks do not matter). */
 struct closest_solid : btCollisionWorld::ClosestRayResultCallback {
   using ClosestRayResultCallback::ClosestRayResultCallback;
+  uint32_t mask = ~0u;
   bool needsCollision(btBroadphaseProxy *proxy) const override {
     const btCollisionObject *o = static_cast<const btCollisionObject *>(proxy->m_clientObject);
     if (o->getCollisionFlags() & btCollisionObject::CF_NO_CONTACT_RESPONSE) return false;
-    return ClosestRayResultCallback::needsCollision(proxy);
+    return ((uint32_t)proxy->m_collisionFilterGroup & mask) != 0;
   }
 };
 } // namespace
 
-bool ty_phys3d_raycast(ty_phys3d *W, const float p1[3], const float p2[3], ty_ray3d_hit *hit) {
+bool ty_phys3d_raycast(ty_phys3d *W, const float p1[3], const float p2[3], uint32_t mask, ty_ray3d_hit *hit) {
   btVector3 a = v3(p1), b = v3(p2);
   if ((b - a).length2() <= 0) return false;
   closest_solid cb(a, b);
+  cb.mask = mask;
   W->world.rayTest(a, b, cb);
   if (!cb.hasHit()) return false;
   hit->user = info_of(cb.m_collisionObject)->user;
@@ -202,6 +220,7 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
   info->user = d->user;
   info->trigger = d->trigger;
   info->gravity_scale = d->gravity_scale;
+  if (d->layer || d->mask) info->layer = (int)d->layer, info->mask = (int)d->mask;
   bool single = n == 1 && shapes[0].center[0] == 0 && shapes[0].center[1] == 0 && shapes[0].center[2] == 0;
   btCompoundShape *compound = nullptr;
   btCollisionShape *root = nullptr;
@@ -290,7 +309,7 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
   b->setUserPointer(info.get());
   ty_body3d h = info->handle;
   info.release();
-  W->world.addRigidBody(b);
+  W->world.addRigidBody(b, info_of(b)->layer, info_of(b)->mask);
   apply_gravity(W, b);
   return h;
 }
@@ -384,7 +403,7 @@ void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d h, bool enabled) {
   if (info->disabled == !enabled) return;
   info->disabled = !enabled;
   if (enabled) {
-    W->world.addRigidBody(b);
+    W->world.addRigidBody(b, info->layer, info->mask);
     apply_gravity(W, b);
     b->activate(true);
   } else {

@@ -44,6 +44,9 @@ typedef struct ty_shape2d_desc {
   int point_count;
   float density, friction, restitution;
   bool trigger;
+  /* Collision layers: bit k is layer k+1. Two shapes touch when each one's layer is in the
+   * other's mask. 0 in both means the defaults: layer 1, every layer in the mask. */
+  uint32_t layer, mask;
 } ty_shape2d_desc;
 
 typedef enum { TY_CONTACT_BEGIN, TY_CONTACT_END } ty_contact_kind;
@@ -76,8 +79,9 @@ uint32_t ty_phys2d_body_count(const ty_phys2d *W);
 const ty_contact2d *ty_phys2d_contacts(const ty_phys2d *W, uint32_t *count);
 void ty_phys2d_clear_contacts(ty_phys2d *W);
 
-/* The nearest non-trigger shape along the segment p1 -> p2; false when none. */
-bool ty_phys2d_raycast(ty_phys2d *W, const float p1[2], const float p2[2], ty_ray2d_hit *hit);
+/* The nearest non-trigger shape along the segment p1 -> p2 whose layer is in mask (all
+ * bits: every shape); false when none. */
+bool ty_phys2d_raycast(ty_phys2d *W, const float p1[2], const float p2[2], uint32_t mask, ty_ray2d_hit *hit);
 
 ty_body2d ty_body2d_create(ty_phys2d *W, const ty_body2d_desc *desc);
 /* Destroys the body and its shapes; its touching contacts end (reported as TY_CONTACT_END). */

@@ -42,6 +42,9 @@ typedef struct ty_body3d_desc {
   float gravity_scale;
   bool lock_rotation;
   bool trigger; /* overlaps are reported, nothing is pushed */
+  /* Collision layers (Bullet filters whole bodies): bit k is layer k+1; two bodies touch
+   * when each one's layer is in the other's mask. 0 in both means layer 1, mask all. */
+  uint32_t layer, mask;
   uint64_t user;
 } ty_body3d_desc;
 
@@ -66,8 +69,8 @@ void ty_phys3d_gravity(const ty_phys3d *W, float out[3]);
 void ty_phys3d_step(ty_phys3d *W, float dt);
 const ty_contact3d *ty_phys3d_contacts(const ty_phys3d *W, uint32_t *count);
 void ty_phys3d_clear_contacts(ty_phys3d *W);
-/* The nearest non-trigger body along p1 -> p2; false when none. */
-bool ty_phys3d_raycast(ty_phys3d *W, const float p1[3], const float p2[3], ty_ray3d_hit *hit);
+/* The nearest non-trigger body along p1 -> p2 whose layer is in mask; false when none. */
+bool ty_phys3d_raycast(ty_phys3d *W, const float p1[3], const float p2[3], uint32_t mask, ty_ray3d_hit *hit);
 
 /* shapes: n descriptors (a triangle mesh only on a static body; 0 when refused). */
 ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *desc, const ty_shape3d_desc *shapes, uint32_t n);

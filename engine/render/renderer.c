@@ -543,6 +543,17 @@ bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices
   return true;
 }
 
+bool ty_render_mesh_data(const ty_renderer *R, uint32_t mesh, const ty_vertex **vertices, uint32_t *vertex_count,
+                         const uint32_t **indices, uint32_t *index_count) {
+  if (mesh >= R->mesh_count) return false;
+  const mesh_rec *mr = &R->meshes[mesh];
+  *vertices = mr->vertex_count ? R->vertices + mr->first_vertex : NULL;
+  *vertex_count = mr->vertex_count;
+  *indices = mr->index_count ? R->indices + mr->first_index : NULL;
+  *index_count = mr->index_count;
+  return true;
+}
+
 /* ---- textures ----------------------------------------------------------------------- */
 
 uint32_t ty_render_add_texture(ty_renderer *R, uint32_t width, uint32_t height, const uint8_t *rgba, const char *name) {
@@ -1380,8 +1391,10 @@ static void setup_camera(ty_renderer *R, ty_frame *F, const ty_frame_desc *d) {
   mat4 view, world, proj;
   if (c->object && ty_object_alive(R->world, c->object)) {
     uint32_t xf = ty_object_transform(R->world, c->object);
-    memcpy(world, ty_transform_world(T, xf), sizeof world);
-    memcpy(view, ty_transform_world_inverse(T, xf), sizeof view);
+    const float *w = ty_transform_world(T, xf), *rw = ty_transform_render_world(T, xf);
+    memcpy(world, rw, sizeof world);
+    if (rw == w) memcpy(view, ty_transform_world_inverse(T, xf), sizeof view);
+    else glm_mat4_inv(world, view); /* a camera on (or under) an interpolated body */
   } else {
     glm_mat4_identity(world);
     glm_mat4_identity(view);
@@ -1550,7 +1563,7 @@ static void gather_items(ty_renderer *R, const ty_scene *scene) {
       b->flags = 0;
       continue;
     }
-    b->world = ty_transform_world(T, xf);
+    b->world = ty_transform_render_world(T, xf); /* interpolated bodies drawn between steps */
     const ty_material *m = &mats[mat];
     uint32_t flags = TY_BUCKET_ENABLED | TY_BUCKET_STATE(m->unlit ? 1 : 0);
     if (m->transparent) flags |= TY_BUCKET_TRANSPARENT;

@@ -86,6 +86,11 @@ uint32_t ty_render_mesh_count(const ty_renderer *R);
 bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m);
 /* Vertex and index counts of a mesh; false for an unknown id. */
 bool ty_render_mesh_info(const ty_renderer *R, uint32_t mesh, uint32_t *vertices, uint32_t *indices);
+/* The renderer's CPU copy of a mesh (kept for re-upload after a device change): its
+ * vertices, and its indices counting from its first vertex. Borrowed: valid until the next
+ * mesh is added or updated. False for an unknown id. */
+bool ty_render_mesh_data(const ty_renderer *R, uint32_t mesh, const ty_vertex **vertices, uint32_t *vertex_count,
+                         const uint32_t **indices, uint32_t *index_count);
 /* Vertices and indices the shared arrays hold, every mesh's room included: bounded however
  * often meshes are rewritten (the room a moved mesh leaves is packed away). */
 void ty_render_mesh_storage(const ty_renderer *R, uint32_t *vertices, uint32_t *indices);

@@ -5,6 +5,24 @@
 
 ---@alias tycho.BodyType "dynamic"|"static"|"kinematic"
 
+---A collision layer: a number 1..32 or a name (tycho.physics.layers gives names numbers).
+---@alias tycho.Layer string|integer
+
+---Layers to touch or hit: one layer, or a list of them ({} is none).
+---@alias tycho.LayerMask tycho.Layer|tycho.Layer[]
+
+---Collision layer names. Two colliders touch (and a trigger hears a body) only when each
+---one's layer is in the other's mask; by default everything is on layer 1 ("default") with
+---every layer in its mask, so everything collides.
+---@class tycho.physics
+---@field layers table<string, integer> name -> number; "default" is 1, a new name gets the lowest number no name holds (set entries first to choose)
+tycho.physics = {}
+
+---The number of a layer name (given one now if new) or number.
+---@param v tycho.Layer
+---@return integer
+function tycho.physics.layer(v) end
+
 ---Options of RigidBody.new and RigidBody2D.new.
 ---@class tycho.RigidBodyOptions
 ---@field type? tycho.BodyType "dynamic" (default), "static" or "kinematic" (moved by the game)
@@ -15,6 +33,9 @@
 ---@field angularDamping? number (0)
 ---@field gravityScale? number (1)
 ---@field lockRotation? boolean the body never turns (false)
+---@field interpolate? boolean drawn between its last two steps under a fixed-step Loop (true); scripts read the stepped pose
+---@field layer? tycho.Layer the layer of its colliders that name none (1, "default")
+---@field mask? tycho.LayerMask the layers its colliders touch (every layer)
 
 ---What onCollisionEnter receives with the other object.
 ---@class tycho.Contact
@@ -51,6 +72,10 @@
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field layer integer (1) read as a number; assign a name or number
+---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
+---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
+---@field renderPosition tycho.Vec3 read-only: where its object is drawn this frame (the blend, or its world position)
 ---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it (z is 0)
 ---@field angularVelocity number radians per second about Z
 ---@field sleeping boolean read-only: at rest, not simulated until woken or touched
@@ -78,6 +103,8 @@ function tycho.RigidBody2D:wake() end
 ---@field trigger? boolean overlaps are reported (onTriggerEnter/Exit), nothing is pushed
 ---@field friction? number overrides the body's
 ---@field restitution? number overrides the body's
+---@field layer? tycho.Layer overrides the body's (3D: a body has one layer, the first collider's that sets one)
+---@field mask? tycho.LayerMask overrides the body's (3D: as layer)
 
 ---@class tycho.BoxCollider2DOptions: tycho.ColliderOptions
 ---@field size? {x: number, y: number} full extents in the object's units (1 x 1)
@@ -85,6 +112,8 @@ function tycho.RigidBody2D:wake() end
 
 ---@class tycho.BoxCollider2D: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 ---@field friction number?
 ---@field restitution number?
 tycho.BoxCollider2D = {}
@@ -99,6 +128,8 @@ function tycho.BoxCollider2D.new(opts) end
 
 ---@class tycho.CircleCollider2D: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 ---@field friction number?
 ---@field restitution number?
 tycho.CircleCollider2D = {}
@@ -112,6 +143,8 @@ function tycho.CircleCollider2D.new(opts) end
 
 ---@class tycho.PolygonCollider2D: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 ---@field friction number?
 ---@field restitution number?
 tycho.PolygonCollider2D = {}
@@ -131,8 +164,9 @@ local World2D = {}
 ---@param origin tycho.Vec3|{x: number, y: number}
 ---@param direction tycho.Vec3|{x: number, y: number} any length but 0
 ---@param maxDistance? number (1e6)
+---@param mask? tycho.LayerMask only colliders on these layers are hit (every layer)
 ---@return tycho.RayHit|nil
-function World2D:raycast(origin, direction, maxDistance) end
+function World2D:raycast(origin, direction, maxDistance, mask) end
 
 -- ---------------------------------------------------------------------------------------
 -- 3D (Bullet)
@@ -147,6 +181,10 @@ function World2D:raycast(origin, direction, maxDistance) end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field layer integer (1) read as a number; assign a name or number
+---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
+---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
+---@field renderPosition tycho.Vec3 read-only: where its object is drawn this frame (the blend, or its world position)
 ---@field velocity tycho.Vec3 units per second, live: each read of a field reads the body, a field written reaches it
 ---@field angularVelocity tycho.Vec3 radians per second about each axis, live as velocity
 ---@field sleeping boolean read-only
@@ -173,6 +211,8 @@ function tycho.RigidBody:wake() end
 
 ---@class tycho.BoxCollider: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 tycho.BoxCollider = {}
 
 ---@param opts? tycho.BoxColliderOptions
@@ -185,6 +225,8 @@ function tycho.BoxCollider.new(opts) end
 
 ---@class tycho.SphereCollider: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 tycho.SphereCollider = {}
 
 ---@param opts? tycho.SphereColliderOptions
@@ -198,6 +240,8 @@ function tycho.SphereCollider.new(opts) end
 
 ---@class tycho.CapsuleCollider: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 tycho.CapsuleCollider = {}
 
 ---@param opts? tycho.CapsuleColliderOptions
@@ -205,11 +249,13 @@ tycho.CapsuleCollider = {}
 function tycho.CapsuleCollider.new(opts) end
 
 ---@class tycho.MeshColliderOptions: tycho.ColliderOptions
----@field mesh {vertices: number[], indices: integer[]} vertices {x1, y1, z1, ...}; indices from 1, three per triangle
+---@field mesh tycho.Mesh|{vertices: number[], indices: integer[]} a render Mesh (its triangles when the collider is made), or vertices {x1, y1, z1, ...} and indices from 1, three per triangle
 
 ---A triangle mesh: static bodies only, and the object's only 3D collider.
 ---@class tycho.MeshCollider: tycho.Component
 ---@field trigger boolean
+---@field layer integer read as a number; assign a name or number (rebuilds the body)
+---@field mask integer[] the layer numbers it touches; assign a tycho.LayerMask (rebuilds the body)
 tycho.MeshCollider = {}
 
 ---@param opts tycho.MeshColliderOptions
@@ -225,8 +271,9 @@ local World3D = {}
 ---@param origin tycho.Vec3|{x: number, y: number, z: number}
 ---@param direction tycho.Vec3|{x: number, y: number, z: number}
 ---@param maxDistance? number (1e6)
+---@param mask? tycho.LayerMask only bodies on these layers are hit (every layer)
 ---@return tycho.RayHit|nil
-function World3D:raycast(origin, direction, maxDistance) end
+function World3D:raycast(origin, direction, maxDistance, mask) end
 
 ---@class tycho.Scene
 ---@field physics tycho.World3D made on first use

@@ -15,6 +15,12 @@
 ---@field vertexCount integer
 ---@field indexCount integer
 ---@field id integer 0 is the placeholder (a cube)
+local Mesh = {}
+
+---Its triangles' positions as they are now, from the CPU copy the renderer keeps of every
+---mesh: what MeshCollider{mesh=} takes.
+---@return {vertices: number[], indices: integer[]} vertices {x1, y1, z1, ...}; indices from 1
+function Mesh:triangles() end
 
 ---@class tycho.MeshModule
 tycho.mesh = {}

@@ -45,6 +45,49 @@ local function checkVec2(v, n, fname, level)
   return x, y
 end
 
+-- ---------------------------------------------------------------------------------------
+-- Collision layers: numbers 1..32 (bit n-1 of a mask); names get numbers on first use.
+
+local ALL = 0xFFFFFFFF
+local layers = { default = 1 } -- name -> number (a game may set its own before use)
+
+local function layerNumber(v, n, fname, what, level)
+  if math.type(v) == "integer" then
+    if v >= 1 and v <= 32 then return v end
+  elseif type(v) == "number" and v == math.floor(v) and v >= 1 and v <= 32 then
+    return math.tointeger(v)
+  elseif type(v) == "string" then
+    local k = layers[v]
+    if k then return k end
+    local held = {}
+    for _, num in pairs(layers) do held[num] = true end
+    for num = 1, 32 do
+      if not held[num] then
+        layers[v] = num
+        return num
+      end
+    end
+    argError(n, fname, ("%s '%s': all 32 layers have names"):format(what, v), level + 1)
+  end
+  argError(n, fname, ("%s must be a layer name or a number 1..32, got %s"):format(what,
+    type(v) == "number" and tostring(v) or typeName(v)), level + 1)
+end
+
+-- A mask: nil (every layer), a layer name or number, or a list of them -> bits, list.
+local function maskOf(v, n, fname, what, level)
+  if v == nil then return ALL, nil end
+  local list = type(v) == "table" and v or { v }
+  local bits, out = 0, {}
+  for i, l in ipairs(list) do
+    local num = layerNumber(l, n, fname, what, level + 1)
+    bits = bits | (1 << (num - 1))
+    out[i] = num
+  end
+  return bits, out
+end
+
+local function maskBits(v, n, fname) return (maskOf(v, n, fname, "mask", 2)) end
+
 local function markPending(go)
   if go and not pendingSet[go] then
     pendingSet[go] = true
@@ -62,6 +105,8 @@ local function build2d(scene, go, body, colliders)
   for _, cs in ipairs(colliders) do
     local shape = cs.shape
     shape.trigger = cs.trigger
+    shape.layerBits = 1 << ((cs.layer or bs.layer or 1) - 1)
+    shape.maskBits = cs.maskBits or bs.maskBits or ALL
     shape.friction = cs.friction or bs.friction or 0.5
     shape.restitution = cs.restitution or bs.restitution or 0
     if not P.addShape(go, shape) then
@@ -93,9 +138,17 @@ local function build3d(scene, go, body, colliders)
     shapes[i] = shape
   end
   -- Bullet takes friction and restitution per body: the first collider's override wins.
+  -- So it does layers: the first collider that names one, else the body's.
+  local layer, bits = bs.layer, bs.maskBits
+  for i = #colliders, 1, -1 do
+    layer = colliders[i].layer or layer
+    bits = colliders[i].maskBits or bits
+  end
   local opts = setmetatable({
     friction = colliders[1] and colliders[1].friction or bs.friction,
     restitution = colliders[1] and colliders[1].restitution or bs.restitution,
+    layerBits = 1 << ((layer or 1) - 1),
+    maskBits = bits or ALL,
   }, { __index = bs })
   if not P3.createBody(scene.physics, go, opts, shapes) then
     io.stderr:write(("tycho: %s: a MeshCollider needs a static body and to be its only collider; no body made\n")
@@ -144,7 +197,7 @@ local function flush(scene)
     end
   end
 end
-P.setFlush(flush, markPending)
+P.setFlush(flush, markPending, maskBits)
 
 -- The GameObject of a body component whose body exists (built now if it was waiting).
 local function live(self)
@@ -213,10 +266,51 @@ end
 
 local BODY_TYPES = { dynamic = true, static = true, kinematic = true }
 
+-- The layer and mask fields (of bodies and colliders): a change rebuilds the body.
+local function layerFields(name, fields)
+  fields.layer = {
+    get = function(_, s) return s.layer or 1 end,
+    set = function(self, s, _, v)
+      s.layer = layerNumber(v, 1, name .. ".layer", "layer", 3)
+      changed(self)
+    end,
+  }
+  fields.mask = {
+    get = function(_, s)
+      if not s.mask then
+        local all = {}
+        for i = 1, 32 do all[i] = i end
+        return all
+      end
+      return table.move(s.mask, 1, #s.mask, 1, {})
+    end,
+    set = function(self, s, _, v)
+      s.maskBits, s.mask = maskOf(v, 1, name .. ".mask", "mask", 3)
+      if v == nil then s.maskBits = nil end
+      changed(self)
+    end,
+  }
+  return fields
+end
+
+local function layerInit(s, opts, fname, level)
+  if opts.layer ~= nil then s.layer = layerNumber(opts.layer, 1, fname, "layer", level + 1) end
+  if opts.mask ~= nil then s.maskBits, s.mask = maskOf(opts.mask, 1, fname, "mask", level + 1) end
+end
+
 -- ---------------------------------------------------------------------------------------
 -- RigidBody2D
 
 local function stored(_, s, key) return s[key] end
+
+-- Where a body's object is drawn this frame: between its last two steps while a Loop
+-- interpolates it, else its world position (nil when the component is on no object).
+local function renderPosition(self, Pd)
+  local go = live(self)
+  if go then return Pd.get(go, "renderPosition") end
+  go = rawget(self, "gameObject")
+  return go and go.worldPosition
+end
 
 local function bodyField(key, check)
   return {
@@ -265,7 +359,7 @@ local function typeCheck(v, key)
 end
 
 ---@class tycho.RigidBody2D: tycho.Component
-local RigidBody2D = nativeClass("RigidBody2D", {
+local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   type = bodyField("type", typeCheck),
   mass = {
     get = function(self, s)
@@ -281,6 +375,8 @@ local RigidBody2D = nativeClass("RigidBody2D", {
   angularDamping = bodyField("angularDamping", numberCheck(0)),
   gravityScale = bodyField("gravityScale", numberCheck()),
   lockRotation = bodyField("lockRotation", function(v) return v and true or false end),
+  interpolate = bodyField("interpolate", function(v) return v and true or false end),
+  renderPosition = { get = function(self) return renderPosition(self, P) end },
   velocity = {
     get = function(self, s)
       local go = live(self)
@@ -308,9 +404,9 @@ local RigidBody2D = nativeClass("RigidBody2D", {
       return go ~= nil and P.get(go, "sleeping")
     end,
   },
-})
+}))
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody2D:init(opts)
   opts = checkOpts(opts, "new")
   local s = stores[self]
@@ -329,6 +425,8 @@ function RigidBody2D:init(opts)
   s.angularDamping = optNumber(opts, "angularDamping", 0, "new", 0)
   s.gravityScale = optNumber(opts, "gravityScale", 1, "new")
   s.lockRotation = opts.lockRotation and true or false
+  if opts.interpolate == nil then s.interpolate = true else s.interpolate = opts.interpolate and true or false end
+  layerInit(s, opts, "new", 3)
 end
 
 ---Sets the linear velocity (game units per second).
@@ -386,10 +484,12 @@ local function colliderFields(name)
       end,
     }
   end
-  return { trigger = override("trigger"), friction = override("friction"), restitution = override("restitution") }
+  return layerFields(name,
+    { trigger = override("trigger"), friction = override("friction"), restitution = override("restitution") })
 end
 
 local function colliderInit(s, opts, fname)
+  layerInit(s, opts, fname, 4)
   s.trigger = opts.trigger and true or false
   s.friction = optNumber(opts, "friction", nil, fname, 0)
   s.restitution = optNumber(opts, "restitution", nil, fname, 0)
@@ -514,7 +614,7 @@ end
 ---@field velocity tycho.Vec3 game units per second (a copy: assign it, or call setVelocity)
 ---@field angularVelocity tycho.Vec3 radians per second about each axis
 ---@field sleeping boolean
-local RigidBody = nativeClass("RigidBody", {
+local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   type = rebuildField(check3(typeCheck)),
   mass = {
     get = function(self, s)
@@ -530,6 +630,15 @@ local RigidBody = nativeClass("RigidBody", {
   angularDamping = rebuildField(check3(numberCheck(0))),
   gravityScale = rebuildField(check3(numberCheck())),
   lockRotation = rebuildField(function(v) return v and true or false end),
+  interpolate = {
+    get = stored,
+    set = function(self, s, _, v)
+      s.interpolate = v and true or false
+      local go = live(self)
+      if go then P3.set(go, "interpolate", s.interpolate) end
+    end,
+  },
+  renderPosition = { get = function(self) return renderPosition(self, P3) end },
   velocity = {
     get = function(self, s)
       local go = live(self)
@@ -556,9 +665,9 @@ local RigidBody = nativeClass("RigidBody", {
       return go ~= nil and P3.get(go, "sleeping")
     end,
   },
-}, 3)
+}), 3)
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody:init(opts)
   RigidBody2D.init(self, opts)
 end
@@ -667,13 +776,15 @@ tycho.CapsuleCollider = CapsuleCollider
 ---@field trigger boolean
 local MeshCollider = nativeClass("MeshCollider", colliderFields("MeshCollider"), 3)
 
----A triangle mesh for static bodies (ground, level geometry).
----@param opts {mesh: {vertices: number[], indices: integer[]}, trigger?: boolean, friction?: number, restitution?: number} vertices = {x1, y1, z1, ...}; indices count from 1, three per triangle
+---A triangle mesh for static bodies (ground, level geometry): a render Mesh (its triangles
+---as they are now, read from the renderer's CPU copy) or the triangles themselves.
+---@param opts {mesh: tycho.Mesh|{vertices: number[], indices: integer[]}, trigger?: boolean, friction?: number, restitution?: number} vertices = {x1, y1, z1, ...}; indices count from 1, three per triangle
 function MeshCollider:init(opts)
   opts = checkOpts(opts, "new")
   local m = opts.mesh
+  if typeName(m) == "Mesh" then m = m:triangles() end
   if type(m) ~= "table" or type(m.vertices) ~= "table" or type(m.indices) ~= "table" then
-    argError(1, "new", "mesh must be a table {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}}, got "
+    argError(1, "new", "mesh must be a Mesh or a table {vertices = {x1, y1, z1, ...}, indices = {i1, i2, i3, ...}}, got "
       .. typeName(m), 3)
   end
   local nv, ni = #m.vertices, #m.indices
@@ -698,4 +809,14 @@ function MeshCollider:init(opts)
 end
 tycho.MeshCollider = MeshCollider
 
-return {}
+---Collision layers: `tycho.physics.layers` maps names to numbers 1..32 (`default` is 1;
+---a name not in it gets the lowest free number on first use, or a game sets its own);
+---`tycho.physics.layer(v)` gives the number of a name or number.
+tycho.physics = {
+  layers = layers,
+  ---@param v string|integer
+  ---@return integer
+  layer = function(v) return layerNumber(v, 1, "layer", "layer", 2) end,
+}
+
+return tycho.physics

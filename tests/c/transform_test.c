@@ -617,6 +617,39 @@ static void test_randomized_against_reference(void) {
   ty_transforms_destroy(T);
 }
 
+/* A render offset moves what is drawn (the object and its subtree), never the world
+ * matrix; cleared or with none set, the drawn matrix is the world one. */
+static void test_render_offset(void) {
+  ty_transforms *T = ty_transforms_create();
+  uint32_t body = ty_transform_create(T), child = ty_transform_create(T), other = ty_transform_create(T);
+  ty_transform_set_parent(T, child, body);
+  set_pos(T, body, 0, 10, 0);
+  set_pos(T, child, 1, 0, 0);
+  CHECK(ty_transform_render_world(T, body) == ty_transform_world(T, body));
+  float off[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0.5f, 0, 1}; /* drawn half a unit higher */
+  ty_transform_set_render_offset(T, body, off);
+  CHECK(fabsf(ty_transform_world(T, body)[13] - 10) < kEps);
+  CHECK(fabsf(ty_transform_render_world(T, body)[13] - 10.5f) < kEps);
+  CHECK(fabsf(ty_transform_render_world(T, child)[13] - 10.5f) < kEps);
+  CHECK(fabsf(ty_transform_render_world(T, child)[12] - 1) < kEps);
+  CHECK(ty_transform_render_world(T, other) == ty_transform_world(T, other));
+  ty_transform_set_render_offset(T, body, NULL);
+  CHECK(ty_transform_render_world(T, child) == ty_transform_world(T, child));
+  ty_transform_set_render_offset(T, child, off);
+  ty_transform_destroy(T, child); /* its offset goes with it */
+  uint32_t again = ty_transform_create(T);
+  CHECK(ty_transform_render_world(T, again) == ty_transform_world(T, again));
+  /* A child made after the container grew past the offset arrays is drawn offset too. */
+  ty_transform_set_render_offset(T, body, off);
+  uint32_t last = body;
+  for (int k = 0; k < 300; k++) {
+    last = ty_transform_create(T);
+    ty_transform_set_parent(T, last, body);
+  }
+  CHECK(fabsf(ty_transform_render_world(T, last)[13] - 10.5f) < kEps);
+  ty_transforms_destroy(T);
+}
+
 int main(void) {
   RUN(test_identity);
   RUN(test_trs_matrix);
@@ -632,5 +665,6 @@ int main(void) {
   RUN(test_lowest_free_index);
   RUN(test_100k_chain_no_recursion);
   RUN(test_randomized_against_reference);
+  RUN(test_render_offset);
   return check_summary();
 }

@@ -9,10 +9,11 @@ local tycho = require("tycho")
 local here = testing.here()
 local WIDTH, HEIGHT = 160, 120
 
-local function render(name, env)
+local function render(name, env, frames)
   local out = os.tmpname() .. ".png"
-  local cmd = ("%s%s run %s --frames 2 --dt 0.016666667 --screenshot %s --width %d --height %d"):format(
-    env or "", testing.quote(tycho.executable), testing.quote(here .. "/scenes/" .. name), testing.quote(out), WIDTH, HEIGHT)
+  local cmd = ("%s%s run %s %s --screenshot %s --width %d --height %d"):format(
+    env or "", testing.quote(tycho.executable), testing.quote(here .. "/scenes/" .. name),
+    frames or "--frames 2 --dt 0.016666667", testing.quote(out), WIDTH, HEIGHT)
   local code, log = testing.shell(cmd)
   assert(code == 0, ("rendering %s failed (exit %s):\n%s"):format(name, tostring(code), log))
   local img, err = tycho.image.load(out)
@@ -114,5 +115,21 @@ describe("2D colours", function()
         assert.equals(want, rgb(other, 20 + 40 * (i - 1), 30), preset .. ": sprite " .. i)
       end
     end
+  end)
+end)
+
+describe("physics interpolation", function()
+  -- scenes/interpolation: a white sprite 20 pixels wide on a body that one 1/60 s step moves
+  -- from x = 0 to x = 1 (20 pixels); the 0.025 s frame draws it with alpha 0.5.
+  local FRAME = "--frames 1 --dt 0.025"
+  local function lit(img, x) return (pixel(img, x, 60)) > 200 end
+
+  it("draws a body between its last two steps, at the stepped pose when switched off", function()
+    local blended = render("interpolation", nil, FRAME)
+    assert.is_true(lit(blended, 82) and lit(blended, 97), "drawn at x = 0.5: columns 80..99")
+    assert.is_false(lit(blended, 77) or lit(blended, 102))
+    local stepped = render("interpolation", "TYCHO_SPEC_INTERPOLATE=0 ", FRAME)
+    assert.is_true(lit(stepped, 92) and lit(stepped, 107), "drawn at x = 1: columns 90..109")
+    assert.is_false(lit(stepped, 87) or lit(stepped, 112))
   end)
 end)

@@ -241,6 +241,89 @@ describe("2D physics", function()
     assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 0, 1 }, 100))
   end)
 
+  it("draws a falling body between its last two steps under a fixed-step Loop", function()
+    local scene = Scene.new()
+    local go, rb = box(scene, "faller", 0, 10, {})
+    local still, rb2 = box(scene, "still", 5, 10, { interpolate = false })
+    local steps = {}
+    local Track = tycho.component("physics2d_spec.Track")
+    function Track:postPhysics() steps[#steps + 1] = self.gameObject.position.y end
+    go:addComponent(Track)
+    local checked = 0
+    local loop = tycho.Loop.new {
+      scene = scene,
+      fixedTimestep = 1 / 30,
+      render = function(alpha)
+        assert.equals(still.position.y, rb2.renderPosition.y)
+        assert.equals(still.position.x, rb2.renderPosition.x)
+        if #steps >= 2 and math.abs(alpha - 0.5) < 1e-6 then
+          local before, after = steps[#steps - 1], steps[#steps]
+          assert.near((before + after) / 2, rb.renderPosition.y, 1e-4)
+          assert.near(0, rb.renderPosition.x, 1e-6)
+          assert.equals(after, go.position.y)
+          checked = checked + 1
+        end
+      end,
+    }
+    for _ = 1, 12 do loop:advance(1 / 60) end
+    assert.is_true(checked >= 3)
+  end)
+
+  it("collides by layers and masks: everything by default, only what both masks allow", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    ground(scene)
+    -- a ghost on its own layer whose mask leaves out the default layer falls through
+    local ghost = GameObject.new { name = "ghost", position = { -3, 2, 0 } }
+    ghost:addComponent(RigidBody2D, { layer = "spec2d.ghost", mask = { "spec2d.ghost" } })
+    ghost:addComponent(BoxCollider2D)
+    ghost:addComponent(Rec)
+    scene:add(ghost)
+    -- a layer the ground's mask (everything) allows and whose own mask holds layer 1: lands
+    local crate = GameObject.new { name = "crate", position = { 3, 2, 0 } }
+    crate:addComponent(RigidBody2D)
+    crate:addComponent(BoxCollider2D, { layer = 7, mask = { 1, 7 } })
+    crate:addComponent(Rec)
+    scene:add(crate)
+    -- a trigger whose mask leaves the ghost out never hears of it; it hears the crate
+    local zone = GameObject.new { name = "zone", position = { 0, 1, 0 } }
+    zone:addComponent(BoxCollider2D, { size = { x = 10, y = 1 }, trigger = true, mask = { 7 } })
+    zone:addComponent(Rec)
+    scene:add(zone)
+    run(scene, 120)
+    assert.is_true(ghost.position.y < -2)
+    assert.near(0.5, crate.position.y, 0.05)
+    assert.equals(0, #find(log, "enter", "ghost"))
+    assert.equals(1, #find(log, "enter", "crate"))
+    local heard = find(log, "triggerEnter", "zone")
+    assert.equals(1, #heard)
+    assert.equals(crate, heard[1].other)
+    assert.equals(tycho.physics.layer("spec2d.ghost"), ghost:getComponent(RigidBody2D).layer)
+    assert.same({ 1, 7 }, crate:getComponent(BoxCollider2D).mask)
+    assert.equals(1, zone:getComponent(BoxCollider2D).layer) -- the default
+    assert.equals(32, #ground(scene):getComponent(BoxCollider2D).mask)
+  end)
+
+  it("raycasts only the layers of its mask", function()
+    local scene = Scene.new()
+    scene.physics2d.gravity = { 0, 0 }
+    for i, x in ipairs({ 3, 6 }) do
+      local go = GameObject.new { name = "wall" .. i, position = { x, 0, 0 } }
+      go:addComponent(BoxCollider2D, { size = { x = 1, y = 2 }, layer = i == 1 and "spec2d.glass" or nil })
+      scene:add(go)
+    end
+    run(scene, 1)
+    local w = scene.physics2d
+    assert.equals("wall1", w:raycast({ 0, 0 }, { 1, 0 }, 100).object.name)
+    assert.equals("wall2", w:raycast({ 0, 0 }, { 1, 0 }, 100, "default").object.name)
+    assert.equals("wall2", w:raycast({ 0, 0 }, { 1, 0 }, 100, 1).object.name)
+    assert.equals("wall1", w:raycast({ 0, 0 }, { 1, 0 }, 100, { "spec2d.glass", 1 }).object.name)
+    assert.is_nil(w:raycast({ 0, 0 }, { 1, 0 }, 100, {}))
+    assert.has_error(function() w:raycast({ 0, 0 }, { 1, 0 }, 100, 33) end,
+      "bad argument #4 to 'raycast' (mask must be a layer name or a number 1..32, got 33)")
+  end)
+
   it("lets a kinematic body the game moves push a dynamic one", function()
     local scene = Scene.new()
     scene.physics2d.gravity = { 0, 0 }
@@ -460,5 +543,9 @@ describe("2D physics", function()
       "bad argument #3 to 'raycast' (maxDistance must be a finite number >= 0)")
     assert.has_error(function() w.gravity = "down" end)
     assert.has_error(function() w.unitsPerMeter = 0 end)
+    assert.has_error(function() BoxCollider2D.new { layer = 0 } end,
+      "bad argument #1 to 'new' (layer must be a layer name or a number 1..32, got 0)")
+    assert.has_error(function() RigidBody2D.new { mask = { true } } end,
+      "bad argument #1 to 'new' (mask must be a layer name or a number 1..32, got boolean)")
   end)
 end)

@@ -287,6 +287,120 @@ describe("3D physics", function()
     assert.is_true(simulate() == simulate(), "two runs of the same scene differ")
   end)
 
+  it("takes a render Mesh as a MeshCollider's triangles, scaled by the object", function()
+    local scene = Scene.new()
+    local plane = tycho.mesh.plane(4) -- side 1 in XZ facing +Y
+    local tri = plane:triangles()
+    assert.equals(3 * plane.vertexCount, #tri.vertices)
+    assert.equals(plane.indexCount, #tri.indices)
+    local floor = GameObject.new { name = "floor", position = { 0, 1, 0 }, scale = { 20, 1, 20 } }
+    floor:addComponent(MeshCollider, { mesh = plane })
+    scene:add(floor)
+    local cube = GameObject.new { name = "block", position = { 0, 0, 30 }, scale = { 2, 2, 2 } }
+    cube:addComponent(MeshCollider, { mesh = tycho.mesh.cube() })
+    scene:add(cube)
+    local ball = GameObject.new { name = "ball", position = { 3, 3, 0 } }
+    ball:addComponent(RigidBody)
+    ball:addComponent(SphereCollider, { radius = 0.5 })
+    scene:add(ball)
+    run(scene, 180)
+    assert.near(1.5, ball.position.y, 0.02) -- on the plane at y = 1, inside its scaled extent
+    local hit = scene.physics:raycast({ 0, 0, 25 }, { 0, 0, 1 }, 10)
+    assert.equals(cube, hit.object)
+    assert.near(29, hit.point.z, 1e-3) -- the cube's face, at its scaled half size
+  end)
+
+  it("draws a falling body between its last two steps under a fixed-step Loop", function()
+    local function fall(interpolate)
+      local scene = Scene.new()
+      local go = GameObject.new { name = "faller", position = { 0, 10, 0 } }
+      local rb = go:addComponent(RigidBody, { interpolate = interpolate })
+      go:addComponent(BoxCollider)
+      scene:add(go)
+      local steps = {} -- the stepped y after each tick
+      local Track = tycho.component("physics_spec.Track")
+      function Track:postPhysics() steps[#steps + 1] = self.gameObject.position.y end
+      go:addComponent(Track)
+      local frames = {}
+      local loop = tycho.Loop.new {
+        scene = scene,
+        fixedTimestep = 1 / 30,
+        render = function(alpha)
+          frames[#frames + 1] = { alpha = alpha, drawn = rb.renderPosition.y, logic = go.position.y, n = #steps }
+        end,
+      }
+      for _ = 1, 12 do loop:advance(1 / 60) end
+      return frames, steps, rb
+    end
+    local frames, steps, rb = fall()
+    assert.is_true(rb.interpolate)
+    local checked = 0
+    for _, f in ipairs(frames) do
+      if f.n >= 2 and math.abs(f.alpha - 0.5) < 1e-6 then
+        local before, after = steps[f.n - 1], steps[f.n]
+        assert.is_true(after < before) -- falling
+        assert.is_true(f.drawn < before and f.drawn > after, "drawn between the two steps")
+        assert.near((before + after) / 2, f.drawn, 1e-4)
+        assert.equals(after, f.logic) -- game logic reads the stepped position
+        checked = checked + 1
+      end
+    end
+    assert.is_true(checked >= 3)
+    local still = fall(false)
+    for _, f in ipairs(still) do assert.equals(f.logic, f.drawn) end
+    -- switched off on a live body, it is drawn where it is at the next frame
+    rb.interpolate = false
+    assert.equals(rb.gameObject.position.y, rb.renderPosition.y)
+  end)
+
+  it("collides by layers and masks: everything by default, only what both masks allow", function()
+    local scene = Scene.new()
+    local log = {}
+    local Rec = recorder(log)
+    ground(scene)
+    local ghost = GameObject.new { name = "ghost", position = { -3, 2, 0 } }
+    ghost:addComponent(RigidBody, { layer = "spec3d.ghost", mask = "spec3d.ghost" })
+    ghost:addComponent(BoxCollider)
+    ghost:addComponent(Rec)
+    scene:add(ghost)
+    local crate = GameObject.new { name = "crate", position = { 3, 2, 0 } }
+    crate:addComponent(RigidBody)
+    crate:addComponent(BoxCollider, { layer = 9, mask = { "default", 9 } })
+    crate:addComponent(Rec)
+    scene:add(crate)
+    local zone = GameObject.new { name = "zone", position = { 0, 1, 0 } }
+    zone:addComponent(BoxCollider, { size = { x = 10, y = 1, z = 10 }, trigger = true, mask = { 9 } })
+    zone:addComponent(Rec)
+    scene:add(zone)
+    run(scene, 120)
+    assert.is_true(ghost.position.y < -2)
+    assert.near(0.5, crate.position.y, 0.05)
+    assert.equals(0, #find(log, "onCollisionEnter", "ghost"))
+    assert.equals(1, #find(log, "onCollisionEnter", "crate"))
+    local heard = find(log, "onTriggerEnter", "zone")
+    assert.equals(1, #heard)
+    assert.equals(crate, heard[1].other)
+    -- a layer change rebuilds the body: the crate now passes through the ground
+    crate:getComponent(BoxCollider).mask = { 9 }
+    run(scene, 60)
+    assert.is_true(crate.position.y < 0)
+  end)
+
+  it("raycasts only the layers of its mask", function()
+    local scene = Scene.new()
+    for i, x in ipairs({ 3, 6 }) do
+      local go = GameObject.new { name = "wall" .. i, position = { x, 0, 0 } }
+      go:addComponent(BoxCollider, { layer = i == 1 and "spec3d.glass" or nil })
+      scene:add(go)
+    end
+    run(scene, 1)
+    local w = scene.physics
+    assert.equals("wall1", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100).object.name)
+    assert.equals("wall2", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, "default").object.name)
+    assert.equals("wall1", w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, { "spec3d.glass" }).object.name)
+    assert.is_nil(w:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 100, {}))
+  end)
+
   it("raises the standard error for bad arguments", function()
     assert.has_error(function() RigidBody.new { type = "flying" } end,
       "bad argument #1 to 'new' (type must be 'dynamic', 'static' or 'kinematic', got flying)")
