@@ -25,6 +25,10 @@ local function isDir(p) return require("pl.path").isdir(p) end
 ---@param args? string[] the command line after `test`
 ---@return integer exitCode 0 when everything passed, 1 otherwise
 function M.main(args)
+  -- busted takes a traceback where each test is declared; Lua's debug.traceback searches
+  -- every loaded module once per frame, which in the engine's state was most of a test's
+  -- cost. tycho's gives the same text with one search per call (bindings/lua_host.c).
+  tycho._useFastTraceback()
   if not pcall(require, "busted.core") then
     io.stderr:write("tycho test: busted 2 is not installed (Debian: apt-get install lua-busted lua-luassert lua-say)\n")
     return 1
