@@ -13,10 +13,11 @@ local M = {}
 -- Short output names; busted's own names (plainTerminal, TAP, ...) and module paths still work.
 local OUTPUTS = {
   tycho = "tycho.test.output", plain = "plainTerminal", utf = "utfTerminal",
-  tap = "TAP", junit = "junit", json = "json", gtest = "gtest",
+  tap = "TAP", junit = "tycho.test.junit", json = "json", gtest = "gtest",
 }
 -- Handlers whose stdout is a document: the closing line goes to stderr beside them.
-local DOCUMENTS = { TAP = true, junit = true, json = true }
+local DOCUMENTS = { TAP = true, junit = true, json = true, ["tycho.test.junit"] = true,
+  ["busted.outputHandlers.junit"] = true }
 
 local function isDir(p) return require("pl.path").isdir(p) end
 
