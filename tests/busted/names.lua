@@ -3,8 +3,8 @@
 -- outcome, in the order busted publishes them, `status | kind | full name | file:line [|
 -- first line of the message]`, so that the two runners' results can be compared name by
 -- name. busted's JSON handler cannot serve: under busted 2.1.1 it writes nothing when a
--- describe raises (dkjson refuses the element), and its JUnit gives no name to an error
--- outside a test.
+-- describe raises (the element it encodes holds functions, which dkjson refuses), and its
+-- JUnit gives no name to an error outside a test.
 return function(options)
   local busted = require("busted")
   local handler = require("busted.outputHandlers.base")()
