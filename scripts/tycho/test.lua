@@ -121,12 +121,27 @@ function M.main(args)
   end
   busted.subscribe({ "error" }, stopUnlessKeepGoing)
   busted.subscribe({ "failure" }, stopUnlessKeepGoing)
-  local counter = require("busted.outputHandlers.base")()
-  counter:subscribe({ language = cliArgs.lang, suppressPending = cliArgs["suppress-pending"] })
-  busted.subscribe({ "suite", "end" }, function()
-    passed = passed + counter.successesCount
-    failed = failed + counter.failuresCount + counter.errorsCount
-    skipped = skipped + counter.pendingsCount
+  -- Counted as busted's base handler counts (busted.outputHandlers.base), without the copy
+  -- of each test's element it keeps for its lists: a test ending in success, pending or
+  -- failure (once, however many assertions failed in it); every error, in a test or not; a
+  -- failure outside a test (a hook's). --suppress-pending leaves pending tests uncounted.
+  require("busted.languages.en") -- the base handler loaded busted's messages here, so keep that
+  if cliArgs.lang ~= "en" then require("busted.languages." .. cliArgs.lang) end
+  local suppressPending = cliArgs["suppress-pending"]
+  busted.subscribe({ "test", "end" }, function(_, _, status)
+    if status == "success" then passed = passed + 1
+    elseif status == "failure" then failed = failed + 1
+    elseif status == "pending" then skipped = skipped + 1 end
+    return nil, true
+  end, { predicate = function(element, _, status)
+    return not ((element.descriptor == "pending" or status == "pending") and suppressPending)
+  end })
+  busted.subscribe({ "error" }, function()
+    failed = failed + 1
+    return nil, true
+  end)
+  busted.subscribe({ "failure" }, function(element)
+    if element.descriptor ~= "it" then failed = failed + 1 end
     return nil, true
   end)
   local errors = require("tycho.errors")
