@@ -13,10 +13,11 @@ local M = {}
 -- Short output names; busted's own names (plainTerminal, TAP, ...) and module paths still work.
 local OUTPUTS = {
   tycho = "tycho.test.output", plain = "plainTerminal", utf = "utfTerminal",
-  tap = "TAP", junit = "junit", json = "json", gtest = "gtest",
+  tap = "TAP", junit = "tycho.test.junit", json = "json", gtest = "gtest",
 }
 -- Handlers whose stdout is a document: the closing line goes to stderr beside them.
-local DOCUMENTS = { TAP = true, junit = true, json = true }
+local DOCUMENTS = { TAP = true, junit = true, json = true, ["tycho.test.junit"] = true,
+  ["busted.outputHandlers.junit"] = true }
 
 local function isDir(p) return require("pl.path").isdir(p) end
 
@@ -25,6 +26,10 @@ local function isDir(p) return require("pl.path").isdir(p) end
 ---@param args? string[] the command line after `test`
 ---@return integer exitCode 0 when everything passed, 1 otherwise
 function M.main(args)
+  -- busted takes a traceback where each test is declared; Lua's debug.traceback searches
+  -- every loaded module once per frame, which in the engine's state was most of a test's
+  -- cost. tycho's gives the same text with one search per call (bindings/lua_host.c).
+  tycho._useFastTraceback()
   if not pcall(require, "busted.core") then
     io.stderr:write("tycho test: busted 2 is not installed (Debian: apt-get install lua-busted lua-luassert lua-say)\n")
     return 1
@@ -116,12 +121,27 @@ function M.main(args)
   end
   busted.subscribe({ "error" }, stopUnlessKeepGoing)
   busted.subscribe({ "failure" }, stopUnlessKeepGoing)
-  local counter = require("busted.outputHandlers.base")()
-  counter:subscribe({ language = cliArgs.lang, suppressPending = cliArgs["suppress-pending"] })
-  busted.subscribe({ "suite", "end" }, function()
-    passed = passed + counter.successesCount
-    failed = failed + counter.failuresCount + counter.errorsCount
-    skipped = skipped + counter.pendingsCount
+  -- Counted as busted's base handler counts (busted.outputHandlers.base), without the copy
+  -- of each test's element it keeps for its lists: a test ending in success, pending or
+  -- failure (once, however many assertions failed in it); every error, in a test or not; a
+  -- failure outside a test (a hook's). --suppress-pending leaves pending tests uncounted.
+  require("busted.languages.en") -- the base handler loaded busted's messages here, so keep that
+  if cliArgs.lang ~= "en" then require("busted.languages." .. cliArgs.lang) end
+  local suppressPending = cliArgs["suppress-pending"]
+  busted.subscribe({ "test", "end" }, function(_, _, status)
+    if status == "success" then passed = passed + 1
+    elseif status == "failure" then failed = failed + 1
+    elseif status == "pending" then skipped = skipped + 1 end
+    return nil, true
+  end, { predicate = function(element, _, status)
+    return not ((element.descriptor == "pending" or status == "pending") and suppressPending)
+  end })
+  busted.subscribe({ "error" }, function()
+    failed = failed + 1
+    return nil, true
+  end)
+  busted.subscribe({ "failure" }, function(element)
+    if element.descriptor ~= "it" then failed = failed + 1 end
     return nil, true
   end)
   local errors = require("tycho.errors")

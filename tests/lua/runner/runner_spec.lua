@@ -140,12 +140,25 @@ describe("tycho test", function()
     assert.equals("ok 1 - tagged one #fast\nok 2 - tagged three #fast #net\n1..2\n", out)
     code, out = stdout("--output=junit", "failing.lua")
     assert.equals(1, code)
-    contains(out, "<testsuites ")
-    contains(out, "tests='4'")
-    contains(out, "failures='2'") -- busted tells failed assertions from errors
-    contains(out, "errors='1'")
+    contains(out, '<?xml version="1.0" encoding="UTF-8"?>\n<testsuites tests="4" failures="2" errors="1" ')
+    contains(out, 'skipped="0"') -- per suite, where Jenkins' schema reads it
+    contains(out, '<testcase name="failing suite compares numbers" classname="failing.lua:')
+    contains(out, '<failure message="failing.lua:' .. lineOf("failing.lua", "equals") .. ': Expected objects to be equal.">')
     local _, closing = run("-o", "plain", "passing.lua")
     assert.equals("3 passed, 0 failed", closing)
+  end)
+
+  it("writes an error outside a test into JUnit as a test case of its own, named", function()
+    local dir = testing.here() .. "/../../busted/failures"
+    local code, out = testing.shell("cd " .. testing.quote(dir) .. " && " .. testing.quote(tycho.executable)
+      .. " test -o junit 2>/dev/null")
+    assert.equals(1, code)
+    contains(out, '<testsuites tests="9" failures="2" errors="7" ')
+    contains(out, '<testcase name="spec/broken_spec.lua" classname="spec/broken_spec.lua" time="0.000">\n'
+      .. '\t\t\t<error message="spec/broken_spec.lua:4: ')
+    contains(out, '<testcase name="failures a failing before_each (before_each)" classname="spec/failing_spec.lua:12"')
+    contains(out, '<testcase name="failures a describe that raises" classname="spec/failing_spec.lua:24"')
+    assert.is_nil(out:find("\n\t\t?<error"), "no error outside a test case")
   end)
 
   it("reads .busted files and their tasks with --run", function()
