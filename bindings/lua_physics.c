@@ -31,6 +31,7 @@ typedef struct body_rec {
   bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
   bool has_offset;      /* its transform holds a render offset this world set */
   bool stepped;         /* prev and cur hold the last step's poses */
+  bool warned;          /* a refused pose was logged for it (once per body) */
   float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
   float cur_pos[3], cur_rot[4];   /* and after it */
 } body_rec;
@@ -941,14 +942,51 @@ static void drive_kinematic(lworld *w, body_rec *r, float tx, float ty_, float t
   ty_body2d_set_angular_velocity(w->w2, r->body, da / dt);
 }
 
+/* Past this many meters from the origin a pose the game wrote is refused: float solvers
+ * lose whole centimetres out there, and one NaN or infinity handed to the solver spreads to
+ * every body its body touches. */
+#define PHYS_MAX_COORD 1e5f
+
+static bool pose_ok(const float *p, int np, const float *q, int nq) {
+  for (int k = 0; k < np; k++)
+    if (!isfinite(p[k]) || fabsf(p[k]) > PHYS_MAX_COORD) return false;
+  for (int k = 0; k < nq; k++)
+    if (!isfinite(q[k])) return false;
+  return true;
+}
+
 /* Did the game write r's local position or rotation since it was last seen? Takes the
- * new values as seen when it did. */
-static bool moved_by_game(ty_transforms *T, body_rec *r) {
+ * new values as seen when it did; the ones before go to old_pos/old_rot. */
+static bool moved_by_game(ty_transforms *T, body_rec *r, float old_pos[3], float old_rot[4]) {
   const ty_trs *l = ty_transform_local(T, r->xf);
   if (!memcmp(l->pos, r->pos, sizeof r->pos) && !memcmp(l->rot, r->rot, sizeof r->rot)) return false;
+  memcpy(old_pos, r->pos, sizeof r->pos);
+  memcpy(old_rot, r->rot, sizeof r->rot);
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
   return true;
+}
+
+/* The game put r's object where the world cannot follow (a NaN, an infinity, or beyond
+ * PHYS_MAX_COORD meters): the body stays, the object goes back to its last local pose, and
+ * one line per body says so (PHYSICS_POSE_REFUSED). */
+static void refuse_pose(lua_State *L, body_rec *r, const float *wp, bool bad_rot, const float old_pos[3],
+                        const float old_rot[4]) {
+  if (!r->warned) {
+    r->warned = true;
+    ty_push_gameobject(L, r->go);
+    const char *name = luaL_tolstring(L, -1, NULL);
+    fprintf(stderr,
+            "tycho: PHYSICS_POSE_REFUSED: %s was put at (%g, %g, %g)%s: not finite or beyond %g m; "
+            "its body stays and the object goes back (said once per body)\n",
+            name, (double)wp[0], (double)wp[1], (double)wp[2], bad_rot ? " with a rotation that is not finite" : "",
+            (double)PHYS_MAX_COORD);
+    lua_pop(L, 2);
+  }
+  ty_lua_set_local(L, r->go, 0, old_pos);
+  ty_lua_set_local(L, r->go, 1, old_rot);
+  memcpy(r->pos, old_pos, sizeof r->pos);
+  memcpy(r->rot, old_rot, sizeof r->rot);
 }
 
 /* Writes the world pose pos/rot of r's object back as its local position and rotation
@@ -1140,10 +1178,17 @@ static void step2d(lua_State *L, lworld *w, float dt) {
   }
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (!moved_by_game(T, r)) continue;
+    float old_pos[3], old_rot[4];
+    if (!moved_by_game(T, r, old_pos, old_rot)) continue;
     float x, y, a;
     world_pose(T, r->xf, &x, &y, &a);
     x /= w->upm, y /= w->upm;
+    float m[3] = {x, y, 0};
+    if (!pose_ok(m, 2, &a, 1)) {
+      float wp[3] = {x * w->upm, y * w->upm, r->pos[2]};
+      refuse_pose(L, r, wp, !isfinite(a), old_pos, old_rot);
+      continue;
+    }
     if (ty_body2d_type(w->w2, r->body) == TY_BODY_KINEMATIC) {
       drive_kinematic(w, r, x, y, a, dt, saved[i]);
       driven[i] = 1;
@@ -1186,10 +1231,15 @@ static void step3d(lua_State *L, lworld *w, float dt) {
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (!moved_by_game(T, r)) continue;
+    float old_pos[3], old_rot[4];
+    if (!moved_by_game(T, r, old_pos, old_rot)) continue;
     float p[3], q[4];
     ty_transform_world_position(T, r->xf, p);
     ty_transform_world_rotation(T, r->xf, q);
+    if (!pose_ok(p, 3, q, 4)) {
+      refuse_pose(L, r, p, !pose_ok(p, 0, q, 4), old_pos, old_rot);
+      continue;
+    }
     ty_body3d_set_transform(w->w3, r->body, p, q); /* a kinematic body moves there in the step */
   }
   before_step(L, w);

@@ -264,6 +264,28 @@ local function optNumber(opts, key, def, fname, min)
   return v
 end
 
+-- A size, mass or radius: a finite number > 0 (zero, negative, NaN and infinity name the option).
+local function optPositive(opts, key, def, fname)
+  local v = opts[key]
+  if v == nil then return def end
+  if type(v) ~= "number" or not (v > 0) or v == math.huge then
+    argError(1, fname, ("%s must be a finite number > 0, got %s"):format(key,
+      type(v) == "number" and tostring(v) or typeName(v)), 4)
+  end
+  return v
+end
+
+-- Checks each axis of a size read from opts.size; the error names the axis.
+local function checkSize(opts, fname, ...)
+  local axes = { "x", "y", "z" }
+  for i = 1, select("#", ...) do
+    local v = select(i, ...)
+    if not (v > 0) or v == math.huge then
+      argError(1, fname, ("size.%s must be a finite number > 0, got %s"):format(axes[i], tostring(v)), 4)
+    end
+  end
+end
+
 local BODY_TYPES = { dynamic = true, static = true, kinematic = true }
 
 -- The layer and mask fields (of bodies and colliders): a change rebuilds the body.
@@ -345,8 +367,8 @@ local function numberCheck(min)
 end
 
 local function massCheck(v, key)
-  if type(v) ~= "number" or not (v > 0) then
-    error(("RigidBody2D.%s must be a number > 0, got %s"):format(key, tostring(v)), 4)
+  if type(v) ~= "number" or not (v > 0) or v == math.huge then
+    error(("RigidBody2D.%s must be a finite number > 0, got %s"):format(key, tostring(v)), 4)
   end
   return v
 end
@@ -417,8 +439,7 @@ function RigidBody2D:init(opts)
     argError(1, "new", "type must be 'dynamic', 'static' or 'kinematic', got " .. tostring(t), 3)
   end
   s.type = t
-  s.mass = optNumber(opts, "mass", 1, "new", 0)
-  if not (s.mass > 0) then argError(1, "new", "mass must be a number > 0, got 0", 3) end
+  s.mass = optPositive(opts, "mass", 1, "new")
   s.friction = optNumber(opts, "friction", 0.5, "new", 0)
   s.restitution = optNumber(opts, "restitution", 0, "new", 0)
   s.linearDamping = optNumber(opts, "linearDamping", 0, "new", 0)
@@ -515,9 +536,10 @@ function BoxCollider2D:init(opts)
   local w, h = 1, 1
   if opts.size ~= nil then
     w, h = readVec2(opts.size)
-    if not w or not (w > 0) or not (h > 0) then
+    if not w then
       argError(1, "new", "size must be a Vec3 or {x=, y=} of numbers > 0, got " .. typeName(opts.size), 3)
     end
+    checkSize(opts, "new", w, h)
   end
   local cx, cy = checkCenter(opts, "new")
   colliderInit(s, opts, "new")
@@ -532,8 +554,7 @@ local CircleCollider2D = nativeClass("CircleCollider2D", colliderFields("CircleC
 function CircleCollider2D:init(opts)
   opts = checkOpts(opts, "new")
   local s = stores[self]
-  local r = optNumber(opts, "radius", 0.5, "new", 0)
-  if not (r > 0) then argError(1, "new", "radius must be a number > 0, got " .. tostring(r), 3) end
+  local r = optPositive(opts, "radius", 0.5, "new")
   local cx, cy = checkCenter(opts, "new")
   colliderInit(s, opts, "new")
   s.shape = { kind = "circle", radius = r, cx = cx, cy = cy }
@@ -727,9 +748,10 @@ function BoxCollider:init(opts)
   local x, y, z = 1, 1, 1
   if opts.size ~= nil then
     x, y, z = readVec3(opts.size)
-    if not x or not (x > 0 and y > 0 and z > 0) then
+    if not x then
       argError(1, "new", "size must be a Vec3 or {x=, y=, z=} of numbers > 0, got " .. typeName(opts.size), 3)
     end
+    checkSize(opts, "new", x, y, z)
   end
   local s = stores[self]
   local c = center3(opts, "new")
@@ -745,8 +767,7 @@ local SphereCollider = nativeClass("SphereCollider", colliderFields("SphereColli
 ---@param opts? {radius?: number, center?: {x: number, y: number, z: number}, trigger?: boolean, friction?: number, restitution?: number}
 function SphereCollider:init(opts)
   opts = checkOpts(opts, "new")
-  local r = optNumber(opts, "radius", 0.5, "new", 0)
-  if not (r > 0) then argError(1, "new", "radius must be a number > 0, got " .. tostring(r), 3) end
+  local r = optPositive(opts, "radius", 0.5, "new")
   local s = stores[self]
   local c = center3(opts, "new")
   colliderInit(s, opts, "new")
@@ -761,9 +782,8 @@ local CapsuleCollider = nativeClass("CapsuleCollider", colliderFields("CapsuleCo
 ---@param opts? {radius?: number, height?: number, center?: {x: number, y: number, z: number}, trigger?: boolean, friction?: number, restitution?: number} along Y; height counts the caps
 function CapsuleCollider:init(opts)
   opts = checkOpts(opts, "new")
-  local r = optNumber(opts, "radius", 0.5, "new", 0)
-  local h = optNumber(opts, "height", 2, "new", 0)
-  if not (r > 0) then argError(1, "new", "radius must be a number > 0, got " .. tostring(r), 3) end
+  local r = optPositive(opts, "radius", 0.5, "new")
+  local h = optPositive(opts, "height", 2, "new")
   if h < 2 * r then argError(1, "new", ("height must be at least twice the radius (%g), got %g"):format(2 * r, h), 3) end
   local s = stores[self]
   local c = center3(opts, "new")

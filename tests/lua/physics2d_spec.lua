@@ -523,12 +523,12 @@ describe("2D physics", function()
     assert.has_error(function() RigidBody2D.new { type = "flying" } end,
       "bad argument #1 to 'new' (type must be 'dynamic', 'static' or 'kinematic', got flying)")
     assert.has_error(function() RigidBody2D.new { mass = "heavy" } end,
-      "bad argument #1 to 'new' (mass must be a number >= 0, got string)")
+      "bad argument #1 to 'new' (mass must be a finite number > 0, got string)")
     assert.has_error(function() RigidBody2D.new(5) end, "bad argument #1 to 'new' (table expected, got number)")
     assert.has_error(function() BoxCollider2D.new { size = 3 } end,
       "bad argument #1 to 'new' (size must be a Vec3 or {x=, y=} of numbers > 0, got number)")
     assert.has_error(function() CircleCollider2D.new { radius = -1 } end,
-      "bad argument #1 to 'new' (radius must be a number >= 0, got -1)")
+      "bad argument #1 to 'new' (radius must be a finite number > 0, got -1)")
     assert.has_error(function() PolygonCollider2D.new { points = { 0, 0, 1 } } end,
       "bad argument #1 to 'new' (points must hold 3 to 8 x, y pairs, got 3 numbers)")
     local rb = RigidBody2D.new()
@@ -547,5 +547,42 @@ describe("2D physics", function()
       "bad argument #1 to 'new' (layer must be a layer name or a number 1..32, got 0)")
     assert.has_error(function() RigidBody2D.new { mask = { true } } end,
       "bad argument #1 to 'new' (mask must be a layer name or a number 1..32, got boolean)")
+  end)
+
+  it("names the option for a zero, negative, NaN or infinite size, mass or radius", function()
+    local nan, inf = 0 / 0, math.huge
+    for _, m in ipairs({ 0, -1, nan, inf }) do
+      assert.has_error(function() RigidBody2D.new { mass = m } end,
+        ("bad argument #1 to 'new' (mass must be a finite number > 0, got %s)"):format(tostring(m)))
+      assert.has_error(function() CircleCollider2D.new { radius = m } end,
+        ("bad argument #1 to 'new' (radius must be a finite number > 0, got %s)"):format(tostring(m)))
+      assert.has_error(function() BoxCollider2D.new { size = { x = 1, y = m } } end,
+        ("bad argument #1 to 'new' (size.y must be a finite number > 0, got %s)"):format(tostring(m)))
+    end
+    local rb = RigidBody2D.new()
+    assert.has_error(function() rb.mass = nan end, "RigidBody2D.mass must be a finite number > 0, got " .. tostring(nan))
+    assert.has_error(function() rb.type = "floating" end,
+      "RigidBody2D.type must be 'dynamic', 'static' or 'kinematic', got floating")
+  end)
+
+  it("refuses a NaN or million-unit position a game writes, and the other bodies go on", function()
+    local scene = Scene.new()
+    ground(scene)
+    local a = box(scene, "a", -3, 2)
+    local b = box(scene, "b", 3, 2)
+    run(scene, 5)
+    local bx, by = b.position.x, b.position.y
+    a.position = { 0 / 0, 1, 0 }
+    run(scene, 1)
+    assert.equals(-3, a.position.x) -- put back where it was
+    b.position = { 1e6, 2, 0 }
+    run(scene, 120)
+    for _, go in ipairs({ a, b }) do
+      local p = go.position
+      assert.truthy(p.x == p.x and p.y == p.y and math.abs(p.x) < 10 and math.abs(p.y) < 10, tostring(go))
+    end
+    assert.near(bx, b.position.x, 1e-3)
+    assert.near(0.5, a.position.y, 0.05) -- landed on the ground, finitely
+    assert.near(0.5, b.position.y, 0.05)
   end)
 end)

@@ -405,7 +405,7 @@ describe("3D physics", function()
     assert.has_error(function() RigidBody.new { type = "flying" } end,
       "bad argument #1 to 'new' (type must be 'dynamic', 'static' or 'kinematic', got flying)")
     assert.has_error(function() BoxCollider.new { size = { 1, 0, 1 } } end,
-      "bad argument #1 to 'new' (size must be a Vec3 or {x=, y=, z=} of numbers > 0, got table)")
+      "bad argument #1 to 'new' (size.y must be a finite number > 0, got 0)")
     assert.has_error(function() CapsuleCollider.new { radius = 1, height = 1 } end,
       "bad argument #1 to 'new' (height must be at least twice the radius (2), got 1)")
     assert.has_error(function() MeshCollider.new { mesh = {} } end)
@@ -427,5 +427,108 @@ describe("3D physics", function()
     scene:add(go)
     run(scene, 1)
     assert.equals(0, scene.physics.bodyCount)
+  end)
+
+  it("names the option for a zero, negative, NaN or infinite size, mass or radius", function()
+    local nan, inf = 0 / 0, math.huge
+    for _, m in ipairs({ 0, -1, nan, inf }) do
+      local got = tostring(m)
+      assert.has_error(function() RigidBody.new { mass = m } end,
+        "bad argument #1 to 'new' (mass must be a finite number > 0, got " .. got .. ")")
+      assert.has_error(function() SphereCollider.new { radius = m } end,
+        "bad argument #1 to 'new' (radius must be a finite number > 0, got " .. got .. ")")
+      assert.has_error(function() CapsuleCollider.new { radius = m } end,
+        "bad argument #1 to 'new' (radius must be a finite number > 0, got " .. got .. ")")
+      assert.has_error(function() CapsuleCollider.new { height = m } end,
+        "bad argument #1 to 'new' (height must be a finite number > 0, got " .. got .. ")")
+      assert.has_error(function() BoxCollider.new { size = { x = 1, y = 1, z = m } } end,
+        "bad argument #1 to 'new' (size.z must be a finite number > 0, got " .. got .. ")")
+    end
+    local rb = RigidBody.new()
+    assert.has_error(function() rb.mass = -2 end, "RigidBody.mass must be a finite number > 0, got -2")
+    assert.has_error(function() rb.type = "floating" end,
+      "RigidBody.type must be 'dynamic', 'static' or 'kinematic', got floating")
+  end)
+
+  it("refuses a NaN or million-unit position a game writes, and the other bodies go on", function()
+    local scene = Scene.new()
+    ground(scene)
+    local a = box(scene, "a", { -3, 2, 0 })
+    local b = box(scene, "b", { 3, 2, 0 })
+    local c = box(scene, "c", { 0, 2, 3 })
+    run(scene, 5)
+    local bx = b.position.x
+    a.position = { 0 / 0, 1, 0 }
+    b.position = { 1e6, 2, 0 }
+    c.rotation = tycho.quat(0 / 0, 0, 0, 1)
+    run(scene, 1)
+    assert.equals(-3, a.position.x) -- put back where it was
+    assert.equals(bx, b.position.x)
+    run(scene, 120)
+    for _, go in ipairs({ a, b, c }) do
+      local p, q = go.position, go.rotation
+      for _, v in ipairs({ p.x, p.y, p.z, q.x, q.y, q.z, q.w }) do
+        assert.truthy(v == v and math.abs(v) < 10, tostring(go))
+      end
+      assert.near(0.5, p.y, 0.05) -- landed on the ground
+    end
+  end)
+
+  it("keeps the bodies of objects whose component script is hot-reloaded", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p '" .. dir .. "'"))
+    local reload = require("tycho.reload")
+    local engine = require("tycho.engine").new({ headless = true })
+    local previous, previousPath = rawget(tycho, "engine"), package.path
+    tycho.engine = engine
+    package.path = dir .. "/?.lua;" .. package.path
+    local source = [[
+      local Crate = tycho.component("physics_spec.Crate")
+      function Crate:update() self.version = %d end
+      return Crate
+    ]]
+    local function write(text)
+      local f = assert(io.open(dir .. "/physspeccrate.lua", "wb"))
+      f:write(text)
+      f:close()
+    end
+    write(source:format(1))
+    local f = assert(io.open(dir .. "/main.lua", "wb"))
+    f:write("physspeccrate = nil; require('physspeccrate')\n")
+    f:close()
+    local results = {}
+    local ok, err = pcall(function()
+      reload.start(engine, dir .. "/main.lua", {})
+      reload.quiet = true
+      engine._reload = nil
+      local scene = engine.scene
+      ground(scene)
+      local go = GameObject.new { name = "crate", position = { 0, 10, 0 } }
+      go:addComponent(package.loaded.physspeccrate)
+      local rb = go:addComponent(RigidBody)
+      go:addComponent(BoxCollider)
+      scene:add(go)
+      for _ = 1, 10 do engine:step(DT) end
+      results.before = { count = scene.physics.bodyCount, vy = rb.velocity.y, y = go.position.y }
+      write(source:format(2))
+      results.reloaded = reload.file(dir .. "/physspeccrate.lua")
+      engine:step(DT)
+      results.version = go:getComponent(package.loaded.physspeccrate).version
+      results.after = { count = scene.physics.bodyCount, vy = rb.velocity.y, y = go.position.y }
+      for _ = 1, 300 do engine:step(DT) end
+      results.rest = go.position.y
+    end)
+    tycho.engine, package.path = previous, previousPath
+    reload.quiet = false
+    package.loaded.physspeccrate = nil
+    os.execute("rm -rf '" .. dir .. "'")
+    assert(ok, err)
+    assert.is_true(results.reloaded)
+    assert.equals(2, results.version)
+    assert.equals(results.before.count, results.after.count)
+    assert.truthy(results.after.vy < results.before.vy) -- still falling, velocity kept
+    assert.truthy(results.after.y < results.before.y)
+    assert.near(0.5, results.rest, 0.05)
   end)
 end)
