@@ -158,6 +158,7 @@ static void check_vec2(lua_State *L, int idx, float out[2]) {
   if (ty_is_vec3(L, idx)) {
     float v[3];
     ty_read_vec3(L, idx, v);
+    if (!isfinite(v[0]) || !isfinite(v[1])) luaL_argerror(L, idx, "the Vec3 must be finite");
     out[0] = v[0], out[1] = v[1];
     return;
   }
@@ -180,6 +181,7 @@ static void check_vec2(lua_State *L, int idx, float out[2]) {
 static void check_vec3(lua_State *L, int idx, float out[3]) {
   if (ty_is_vec3(L, idx)) {
     ty_read_vec3(L, idx, out);
+    if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) luaL_argerror(L, idx, "the Vec3 must be finite");
     return;
   }
   if (lua_type(L, idx) != LUA_TTABLE) luaL_typeerror(L, idx, "Vec3 or {x=, y=, z=} table");

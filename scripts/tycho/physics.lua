@@ -42,6 +42,9 @@ end
 local function checkVec2(v, n, fname, level)
   local x, y = readVec2(v)
   if not x then argError(n, fname, "Vec3 or {x=, y=} expected, got " .. typeName(v), level + 1) end
+  if not (math.abs(x) < math.huge and math.abs(y) < math.huge) then
+    argError(n, fname, "the Vec3 must be finite", level + 1)
+  end
   return x, y
 end
 
@@ -601,6 +604,9 @@ end
 local function checkVec3(v, n, fname, level)
   local x, y, z = readVec3(v)
   if not x then argError(n, fname, "Vec3 expected, got " .. typeName(v), level + 1) end
+  if not (math.abs(x) < math.huge and math.abs(y) < math.huge and math.abs(z) < math.huge) then
+    argError(n, fname, "the Vec3 must be finite", level + 1)
+  end
   return tycho.vec3(x, y, z)
 end
 

@@ -446,6 +446,12 @@ describe("3D physics", function()
     end
     local rb = RigidBody.new()
     assert.has_error(function() rb.mass = -2 end, "RigidBody.mass must be a finite number > 0, got -2")
+    local scene = Scene.new()
+    local _, live = box(scene, "live", { 0, 1, 0 })
+    run(scene, 1)
+    assert.has_error(function() live:setVelocity(tycho.vec3(0 / 0, 0, 0)) end,
+      "bad argument #1 to 'setVelocity' (the Vec3 must be finite)")
+    assert.has_error(function() scene.physics.gravity = tycho.vec3(0, math.huge, 0) end)
     assert.has_error(function() rb.type = "floating" end,
       "RigidBody.type must be 'dynamic', 'static' or 'kinematic', got floating")
   end)
