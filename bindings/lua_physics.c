@@ -44,6 +44,7 @@ typedef struct lworld {
   float upm;     /* game units per meter (2D; 1 in 3D) */
   body_rec *recs;
   uint32_t count, cap;
+  double step_s; /* how long the backend's step call took at the last tick (the bench's yardstick) */
 } lworld;
 
 /* Per state and dimension: entity number -> the world and record index (1-based) of its
@@ -282,6 +283,8 @@ static int world2d_index(lua_State *L) {
     lua_pushnumber(L, w->upm);
   } else if (strcmp(k, "bodyCount") == 0) {
     lua_pushinteger(L, w->count);
+  } else if (strcmp(k, "stepTime") == 0) {
+    lua_pushnumber(L, w->step_s);
   } else if (strcmp(k, "raycast") == 0) {
     lua_pushcfunction(L, world2d_raycast);
   } else {
@@ -648,6 +651,8 @@ static int world3d_index(lua_State *L) {
     ty_push_vec3(L, g[0], g[1], g[2]);
   } else if (strcmp(k, "bodyCount") == 0) {
     lua_pushinteger(L, w->count);
+  } else if (strcmp(k, "stepTime") == 0) {
+    lua_pushnumber(L, w->step_s);
   } else if (strcmp(k, "raycast") == 0) {
     lua_pushcfunction(L, world3d_raycast);
   } else {
@@ -1201,7 +1206,9 @@ static void step2d(lua_State *L, lworld *w, float dt) {
     }
   }
   before_step(L, w);
+  double t0 = ty_now();
   ty_phys2d_step(w->w2, dt);
+  w->step_s = ty_now() - t0;
   after_step(w);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
@@ -1245,7 +1252,9 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     ty_body3d_set_transform(w->w3, r->body, p, q); /* a kinematic body moves there in the step */
   }
   before_step(L, w);
+  double t0 = ty_now();
   ty_phys3d_step(w->w3, dt);
+  w->step_s = ty_now() - t0;
   after_step(w);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
