@@ -4,6 +4,7 @@
 -- or leave the field; each hit scores 10. An enemy that rams the ship or gets past it
 -- costs one of three lives; with none left the game is over, and space or enter plays
 -- again. The score and lives are on screen (tycho.ui). Sprites are the PNGs in assets/.
+-- A hit enemy bursts into debris that 2D physics throws and bounces off the floor.
 local tycho = require("tycho")
 local engine = tycho.engine
 local scene = engine.scene
@@ -62,7 +63,7 @@ function Game:loseLife()
   self.lives = self.lives - 1
   if self.lives > 0 then return end
   self.state = "over"
-  for _, tag in ipairs({ "enemy", "bullet" }) do
+  for _, tag in ipairs({ "enemy", "bullet", "debris" }) do
     for _, go in ipairs(scene:findByTag(tag, { includePending = true })) do go:destroy() end
   end
   print(("game over, score %d"):format(self.score))
@@ -112,6 +113,31 @@ tycho.prefab("enemy", function(go)
   go:addComponent(Mover, -2.5)
 end)
 
+-- Debris: a destroyed enemy bursts into four pieces that Box2D throws up, lets fall and
+-- bounces off the floor below the ship, for a second and a half.
+local Debris = tycho.component("ArcadeDebris")
+function Debris:update(dt)
+  self.life = (self.life or 1.5) - dt
+  if self.life <= 0 then self.gameObject:destroy() end
+end
+tycho.prefab("debris", function(go)
+  go:addTag("debris")
+  go.scale = { x = 0.3, y = 0.3, z = 1 }
+  go:addComponent(tycho.Sprite.new({ texture = textures.enemy }))
+  go:addComponent(tycho.RigidBody2D.new({ restitution = 0.5, mass = 0.2 }))
+  go:addComponent(tycho.BoxCollider2D.new())
+  go:addComponent(Debris)
+end)
+local function burst(at)
+  for i = 0, 3 do
+    local piece = scene:spawn("debris", { x = at.x + (i % 2 - 0.5) * 0.3, y = at.y + (i // 2 - 0.5) * 0.3, z = 0 })
+    piece:getComponent(tycho.RigidBody2D):setVelocity({ x = (i % 2 * 2 - 1) * (1.5 + i * 0.5), y = 4 + i })
+    piece:getComponent(tycho.RigidBody2D).angularVelocity = (i - 1.5) * 6
+  end
+end
+local floor = scene:add(tycho.GameObject.new({ name = "floor", position = { x = 0, y = -HALF_H - 0.5, z = 0 } }))
+floor:addComponent(tycho.BoxCollider2D.new({ size = { x = HALF_W * 2, y = 1 } }))
+
 local camera = scene:add(tycho.GameObject.new({ name = "camera", position = { x = 0, y = 0, z = 10 } }))
 camera:addComponent(tycho.Camera.orthographic(HALF_H, 0.1, 100))
 
@@ -138,6 +164,7 @@ scene:addSystem("postPhysics", function()
         if math.abs(bp.x - ep.x) < 0.6 and math.abs(bp.y - ep.y) < 0.6 then
           b.enabled = false -- one bullet, one enemy
           b:destroy()
+          burst(ep)
           e:destroy()
           e.enabled = false
           game.kills, game.score = game.kills + 1, game.score + 10

@@ -104,6 +104,20 @@ describe("examples/arcade", function()
     assert.is_true(game.kills >= 1)
     assert.equals(10 * game.kills, game.score)
     assert.is_true(game.score >= 10)
+    -- The enemy burst into debris that physics throws up, drops and clears away.
+    local debris = scene:findByTag("debris")
+    assert.truthy(#debris >= 4, "no debris")
+    local moved = false
+    for _, d in ipairs(debris) do
+      local p = d.position
+      assert.truthy(p.x == p.x and p.y == p.y)
+      if math.abs(d:getComponent(tycho.RigidBody2D).velocity.y) > 0.1 then moved = true end
+    end
+    assert.truthy(moved, "the debris does not move")
+    step(engine, 120)
+    key("keyup", "space")
+    step(engine, 120)
+    assert.equals(0, #scene:findByTag("debris"))
   end)
 
   it("shows the score and the lives on screen", function()
