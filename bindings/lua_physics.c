@@ -32,6 +32,7 @@ typedef struct body_rec {
   bool has_offset;      /* its transform holds a render offset this world set */
   bool stepped;         /* prev and cur hold the last step's poses */
   bool warned;          /* a refused pose was logged for it (once per body) */
+  bool placed;          /* the game put the body somewhere since the last step */
   float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
   float cur_pos[3], cur_rot[4];   /* and after it */
 } body_rec;
@@ -1093,8 +1094,17 @@ static void before_step(lua_State *L, lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     clear_offset(L, r);
+    if (r->interpolate && !r->disabled && is_dynamic(w, r)) {
+      /* Unmoved since the last step, the body is where that step left it: no need to ask. */
+      if (r->stepped && !r->placed) {
+        memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
+        memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
+      } else {
+        body_pose(w, r, r->prev_pos, r->prev_rot);
+      }
+    }
     r->stepped = false;
-    if (r->interpolate && !r->disabled && is_dynamic(w, r)) body_pose(w, r, r->prev_pos, r->prev_rot);
+    r->placed = false;
   }
 }
 
@@ -1203,6 +1213,7 @@ static void step2d(lua_State *L, lworld *w, float dt) {
     } else {
       ty_body2d_set_transform(w->w2, r->body, x, y, a);
       ty_body2d_set_awake(w->w2, r->body, true);
+      r->placed = true;
     }
   }
   before_step(L, w);
@@ -1219,15 +1230,22 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       continue;
     }
     if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w2, r->body)) continue;
-    float x, y, a;
-    ty_body2d_transform(w->w2, r->body, &x, &y, &a);
-    float pos[3] = {x * w->upm, y * w->upm, r->pos[2]};
+    float pos[3], rot[4];
+    if (r->stepped) { /* after_step has the pose already */
+      memcpy(pos, r->cur_pos, sizeof pos);
+      memcpy(rot, r->cur_rot, sizeof rot);
+    } else {
+      float x, y, a;
+      ty_body2d_transform(w->w2, r->body, &x, &y, &a);
+      pos[0] = x * w->upm, pos[1] = y * w->upm;
+      rot[0] = 0, rot[1] = 0, rot[2] = sinf(a * 0.5f), rot[3] = cosf(a * 0.5f);
+    }
+    pos[2] = r->pos[2];
     if (ty_object_parent(W, r->go)) {
       float wp[3];
       ty_transform_world_position(T, r->xf, wp);
       pos[2] = wp[2];
     }
-    float rot[4] = {0, 0, sinf(a * 0.5f), cosf(a * 0.5f)};
     write_back(L, W, T, r, pos, rot);
   }
   TY_FREE(driven);
@@ -1250,6 +1268,7 @@ static void step3d(lua_State *L, lworld *w, float dt) {
       continue;
     }
     ty_body3d_set_transform(w->w3, r->body, p, q); /* a kinematic body moves there in the step */
+    r->placed = true;
   }
   before_step(L, w);
   double t0 = ty_now();
@@ -1261,7 +1280,12 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))
       continue;
     float p[3], q[4];
-    ty_body3d_transform(w->w3, r->body, p, q);
+    if (r->stepped) { /* after_step has the pose already */
+      memcpy(p, r->cur_pos, sizeof p);
+      memcpy(q, r->cur_rot, sizeof q);
+    } else {
+      ty_body3d_transform(w->w3, r->body, p, q);
+    }
     write_back(L, W, T, r, p, q);
   }
 }

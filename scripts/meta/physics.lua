@@ -26,7 +26,7 @@ function tycho.physics.layer(v) end
 ---Options of RigidBody.new and RigidBody2D.new.
 ---@class tycho.RigidBodyOptions
 ---@field type? tycho.BodyType "dynamic" (default), "static" or "kinematic" (moved by the game)
----@field mass? number kilograms (1)
+---@field mass? number kilograms (1): finite and > 0, else a bad argument naming it
 ---@field friction? number (0.5) used by colliders without their own
 ---@field restitution? number bounciness (0)
 ---@field linearDamping? number (0)
@@ -158,6 +158,7 @@ function tycho.PolygonCollider2D.new(opts) end
 ---@field gravity tycho.Vec3 units per second squared ((0, -9.81)); assign a Vec3 or {x=, y=}
 ---@field unitsPerMeter number game units per Box2D meter (1), as LÖVE's setMeter; set it before adding bodies
 ---@field bodyCount integer read-only: bodies in the world
+---@field stepTime number read-only: seconds Box2D's step call alone took at the last tick (what tycho adds is the rest)
 local World2D = {}
 
 ---The nearest solid hit along the ray, or nil.
@@ -266,6 +267,7 @@ function tycho.MeshCollider.new(opts) end
 ---@class tycho.World3D
 ---@field gravity tycho.Vec3 ((0, -9.81, 0)); assign a Vec3 or {x=, y=, z=}
 ---@field bodyCount integer read-only
+---@field stepTime number read-only: seconds Bullet's step call alone took at the last tick (what tycho adds is the rest)
 local World3D = {}
 
 ---@param origin tycho.Vec3|{x: number, y: number, z: number}
