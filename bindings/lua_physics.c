@@ -59,6 +59,7 @@ typedef struct pmap {
 } pmap;
 typedef struct pctx {
   pmap maps[2];
+  bool waiting; /* physics.lua's list of objects whose bodies wait to be built is not empty */
 } pctx;
 
 static const char pctx_key = 0;
@@ -612,6 +613,12 @@ static int p_set_flush(lua_State *L) {
   return 0;
 }
 
+/* P.setWaiting(bool): whether physics.lua's waiting list holds any object. */
+static int p_set_waiting(lua_State *L) {
+  pctx_get(L)->waiting = lua_toboolean(L, 1);
+  return 0;
+}
+
 /* ---- 3D: World3D and tycho._physics3d ---- */
 
 static int world3d_raycast(lua_State *L) {
@@ -818,8 +825,6 @@ static int p3_get(lua_State *L) {
   lworld *w = NULL;
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
-  float v[3];
-  (void)v;
   if (strcmp(k, "velocity") == 0) {
     ty_push_view(L, r->go, TY_VIEW_VELOCITY_3D);
   } else if (strcmp(k, "angularVelocity") == 0) {
@@ -1296,8 +1301,11 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
     lworld *w = scene_world(L, scene_idx, dims);
     if (w) check_records(L, w, S);
   }
-  /* Bodies waiting for a world are built next (physics.lua keeps the list). */
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key) == LUA_TFUNCTION) {
+  /* Bodies waiting for a world are built next (physics.lua keeps the list and says when it
+   * holds any, so a tick with none calls no Lua). */
+  if (!pctx_get(L)->waiting) {
+    /* nothing waits */
+  } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key) == LUA_TFUNCTION) {
     lua_pushvalue(L, scene_idx);
     if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
       fprintf(stderr, "tycho: building physics bodies: %s\n", lua_tostring(L, -1));
@@ -1452,7 +1460,8 @@ void ty_open_physics(lua_State *L) {
   static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},
                                  {"destroyBody", p_destroy_body}, {"get", p_get},
                                  {"set", p_set},                 {"apply", p_apply},
-                                 {"setFlush", p_set_flush},      {NULL, NULL}};
+                                 {"setFlush", p_set_flush},      {"setWaiting", p_set_waiting},
+                                 {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_pushinteger(L, 2);
   lua_pushcclosure(L, p_has_body, 1);

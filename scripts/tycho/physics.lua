@@ -95,6 +95,7 @@ local function markPending(go)
   if go and not pendingSet[go] then
     pendingSet[go] = true
     pending[#pending + 1] = go
+    if #pending == 1 then P.setWaiting(true) end -- the physics phase calls flush again
   end
 end
 
@@ -199,6 +200,7 @@ local function flush(scene)
       build(scene, go)
     end
   end
+  P.setWaiting(#pending > 0)
 end
 P.setFlush(flush, markPending, maskBits)
 
