@@ -78,9 +78,9 @@ end
 function H.removeTree(path) os.execute("rm -rf " .. H.shq(path)) end
 
 ---Starts `tycho serve --port 0` with opts = {modules=, data=, args={...}, env={NAME=value},
----wrap=COMMAND, prefix=COMMAND} (wrap: a command prefix, e.g. setpriv to run it as another
----user; prefix: one that execs tycho, so the pid stays its, e.g. "prlimit --nofile=128 --") and
----reads the port it picked from its log: {port=, url=, target=, pid=, log=, ...}.
+---prefix=COMMAND} (prefix: a command that execs tycho, so the pid stays its: "prlimit
+-----nofile=128 --", or setpriv to run it as another user) and reads the port it picked from
+---its log: {port=, url=, target=, pid=, log=, ...}.
 function H.startWith(opts)
   local modules, data = opts.modules, opts.data
   local base = os.tmpname()
@@ -95,10 +95,9 @@ function H.startWith(opts)
   end
   local env = {}
   for name, value in pairs(opts.env or {}) do env[#env + 1] = name .. "=" .. H.shq(value) .. " " end
-  os.execute(("( %s%s%s%s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
-    :format(table.concat(env), opts.prefix and (opts.prefix .. " ") or "", opts.wrap and (opts.wrap .. " ") or "",
-      H.shq(tycho.executable), table.concat(args, " "), H.shq(server.log),
-      H.shq(server.pidFile), H.shq(server.exitFile)))
+  os.execute(("( %s%s%s serve %s >%s 2>&1 & echo $! >%s; wait $!; echo $? >%s ) >/dev/null 2>&1 &")
+    :format(table.concat(env), opts.prefix and (opts.prefix .. " ") or "", H.shq(tycho.executable),
+      table.concat(args, " "), H.shq(server.log), H.shq(server.pidFile), H.shq(server.exitFile)))
   for _ = 1, 250 do
     local port = (H.readFile(server.log) or ""):match("listening on 127%.0%.0%.1:(%d+)")
     if port then

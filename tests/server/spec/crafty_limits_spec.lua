@@ -300,7 +300,7 @@ describe("crafty limits", function()
   describe("with a store it cannot open", function()
     -- Permissions mean nothing to root: there, the server runs as nobody.
     local asRoot = H.run("test \"$(id -u)\" = 0") == 0
-    local wrap = asRoot and "setpriv --reuid=65534 --regid=65534 --clear-groups" or nil
+    local asNobody = asRoot and "setpriv --reuid=65534 --regid=65534 --clear-groups" or nil
     if asRoot and H.run("command -v setpriv") ~= 0 then
       pending("needs setpriv to run the server as an unprivileged user")
       return
@@ -321,7 +321,7 @@ describe("crafty limits", function()
       give(data)
       os.execute("chmod 000 " .. H.shq(data))
       local log
-      local server = H.startWith({ modules = MODULES, data = data, wrap = wrap })
+      local server = H.startWith({ modules = MODULES, data = data, prefix = asNobody })
       local ok, err = pcall(function()
         local ev = H.client(server.port, lobbySteps())
         assert.same({ "storage_failed", "storage_failed", "storage_failed" }, errorsOf(ev, "a"))
@@ -353,7 +353,7 @@ describe("crafty limits", function()
       give(data)
       os.execute("chmod 444 " .. H.shq(path))
       local log
-      local server = H.startWith({ modules = MODULES, data = data, wrap = wrap })
+      local server = H.startWith({ modules = MODULES, data = data, prefix = asNobody })
       local ok, err = pcall(function()
         local ev = H.client(server.port, lobbySteps())
         assert.same({ "storage_failed", "storage_failed", "storage_failed" }, errorsOf(ev, "a"))
