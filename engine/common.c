@@ -46,3 +46,32 @@ double ty_now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+size_t ty_utf8_char(const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str;
+  unsigned char c = s[0];
+  size_t n;
+  uint32_t cp;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1F;
+  else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0F;
+  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07;
+  else return 0; /* a stray continuation byte, an overlong lead, or past U+10FFFF */
+  if (len < n) return 0;
+  for (size_t k = 1; k < n; k++) {
+    if ((s[k] & 0xC0) != 0x80) return 0;
+    cp = cp << 6 | (s[k] & 0x3F);
+  }
+  /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8. */
+  if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+bool ty_utf8_valid(const char *s, size_t len) {
+  for (size_t i = 0; i < len;) {
+    size_t n = s[i] ? ty_utf8_char(s + i, len - i) : 0;
+    if (!n) return false;
+    i += n;
+  }
+  return true;
+}

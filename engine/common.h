@@ -38,4 +38,11 @@ void ty_log(const char *name, const char *fmt, ...) __attribute__((format(printf
 /* Monotonic seconds since an arbitrary origin. */
 double ty_now(void);
 
+/* The length (1..4) of the well-formed UTF-8 character that starts s (len > 0 bytes left),
+ * or 0: a stray continuation byte, a form cut short, an overlong form, a UTF-16 surrogate, or
+ * a code point past U+10FFFF. A NUL byte is a character of length 1. */
+size_t ty_utf8_char(const char *s, size_t len);
+/* Whether s (len bytes) is well-formed UTF-8 with no NUL. */
+bool ty_utf8_valid(const char *s, size_t len);
+
 #endif

@@ -276,32 +276,15 @@ const char *ty_client_address(const ty_client *c, char *buf, size_t len) {
   return buf;
 }
 
-/* Length of the valid UTF-8 character at s (NUL-terminated), 0 when it is not one: overlong
- * forms, surrogates and code points past U+10FFFF are not. */
-static size_t utf8_char(const unsigned char *s) {
-  unsigned c = s[0], cp, min;
-  size_t n;
-  if (c < 0x80) return 1;
-  if ((c & 0xe0) == 0xc0) n = 2, cp = c & 0x1f, min = 0x80;
-  else if ((c & 0xf0) == 0xe0) n = 3, cp = c & 0x0f, min = 0x800;
-  else if ((c & 0xf8) == 0xf0) n = 4, cp = c & 0x07, min = 0x10000;
-  else return 0;
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xc0) != 0x80) return 0; /* the NUL ends it too */
-    cp = cp << 6 | (s[i] & 0x3f);
-  }
-  return cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) ? 0 : n;
-}
-
 /* A close reason as RFC 6455 5.5.1 wants it: valid UTF-8, at most 123 bytes (a close frame's
  * payload is 125, the code takes 2). Reasons carry what peers sent (a request path, say):
  * bytes that are no character, and control characters, are written as \xNN; the cut falls
  * between characters. */
 static void close_reason_copy(char out[124], const char *in) {
   const unsigned char *s = (const unsigned char *)in;
-  size_t o = 0;
+  size_t o = 0, left = strlen(in);
   while (*s) {
-    size_t n = utf8_char(s);
+    size_t n = ty_utf8_char((const char *)s, left);
     bool escape = n == 0 || (n == 1 && (*s < 0x20 || *s == 0x7f));
     size_t w = escape ? 4 : n;
     if (o + w > 123) break;
@@ -313,6 +296,7 @@ static void close_reason_copy(char out[124], const char *in) {
     }
     o += w;
     s += n;
+    left -= n;
   }
   out[o] = 0;
 }

@@ -298,34 +298,6 @@ size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap
   return len;
 }
 
-bool ty_utf8_valid(const char *str, size_t len) {
-  const unsigned char *s = (const unsigned char *)str;
-  for (size_t i = 0; i < len;) {
-    unsigned char c = s[i];
-    size_t n;
-    uint32_t cp;
-    if (c == 0) return false;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    if (c >= 0xC2 && c <= 0xDF) n = 1, cp = c & 0x1F;
-    else if (c >= 0xE0 && c <= 0xEF) n = 2, cp = c & 0x0F;
-    else if (c >= 0xF0 && c <= 0xF4) n = 3, cp = c & 0x07;
-    else return false; /* a stray continuation byte, an overlong lead, or past U+10FFFF */
-    if (len - i <= n) return false;
-    for (size_t k = 1; k <= n; k++) {
-      if (!is_continuation(s[i + k])) return false;
-      cp = cp << 6 | (s[i + k] & 0x3F);
-    }
-    /* Overlong forms, UTF-16 surrogates and code points past U+10FFFF are not UTF-8. */
-    if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-      return false;
-    i += n + 1;
-  }
-  return true;
-}
-
 bool ty_input_set_pointer_lock(ty_input *in, bool locked) {
   if (!in->pointer_lock) return false;
   bool ok = in->pointer_lock(in->pointer_lock_user, locked);

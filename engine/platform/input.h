@@ -208,9 +208,6 @@ bool ty_input_text_active(const ty_input *in);
  * NUL-terminated). */
 size_t ty_input_apply_typing(const ty_input *in, char *s, size_t len, size_t cap, size_t max_chars, size_t max_bytes);
 
-/* Whether s (len bytes) is well-formed UTF-8 with no NUL: what a TEXT event must hold. */
-bool ty_utf8_valid(const char *s, size_t len);
-
 /* Asks the window for relative mouse mode; false (and nothing changes) when headless. */
 bool ty_input_set_pointer_lock(ty_input *in, bool locked);
 
