@@ -81,12 +81,14 @@ static bool engine_frame(const lua_Debug *ar) {
   return prefix && ar->source && strncmp(ar->source, prefix, n) == 0;
 }
 
-/* One traceback line, as luaL_traceback writes it (less its global-name search). */
-static void add_frame(luaL_Buffer *b, lua_State *L, const lua_Debug *ar) {
+/* One traceback line, as luaL_traceback writes it; global is the function's name found in
+ * package.loaded, or NULL (ty_host_traceback does not search). */
+static void add_frame(luaL_Buffer *b, lua_State *L, const lua_Debug *ar, const char *global) {
   if (ar->currentline <= 0) lua_pushfstring(L, "\n\t%s: in ", ar->short_src);
   else lua_pushfstring(L, "\n\t%s:%d: in ", ar->short_src, ar->currentline);
   luaL_addvalue(b);
-  if (*ar->namewhat) lua_pushfstring(L, "%s '%s'", ar->namewhat, ar->name);
+  if (global) lua_pushfstring(L, "function '%s'", global);
+  else if (*ar->namewhat) lua_pushfstring(L, "%s '%s'", ar->namewhat, ar->name);
   else if (*ar->what == 'm') lua_pushliteral(L, "main chunk");
   else if (*ar->what != 'C') lua_pushfstring(L, "function <%s:%d>", ar->short_src, ar->linedefined);
   else lua_pushliteral(L, "?");
@@ -123,7 +125,7 @@ void ty_host_traceback(lua_State *L, lua_State *L1, const char *msg, int level) 
     }
     if (!lua_getstack(L1, i, &ar)) break;
     lua_getinfo(L1, "Slnt", &ar);
-    add_frame(&b, L, &ar);
+    add_frame(&b, L, &ar, NULL);
   }
   luaL_pushresult(&b);
 }
@@ -266,16 +268,7 @@ static int fast_traceback(lua_State *L) {
       lua_pushfstring(L, "\n\t...\t(skipping %d levels)", skip_n);
       luaL_addvalue(&b);
     }
-    if (ar[i].currentline <= 0) lua_pushfstring(L, "\n\t%s: in ", ar[i].short_src);
-    else lua_pushfstring(L, "\n\t%s:%d: in ", ar[i].short_src, ar[i].currentline);
-    luaL_addvalue(&b);
-    if (!lua_isnil(L, names + i)) lua_pushfstring(L, "function '%s'", lua_tostring(L, names + i));
-    else if (*ar[i].namewhat) lua_pushfstring(L, "%s '%s'", ar[i].namewhat, ar[i].name);
-    else if (*ar[i].what == 'm') lua_pushliteral(L, "main chunk");
-    else if (*ar[i].what != 'C') lua_pushfstring(L, "function <%s:%d>", ar[i].short_src, ar[i].linedefined);
-    else lua_pushliteral(L, "?");
-    luaL_addvalue(&b);
-    if (ar[i].istailcall) luaL_addstring(&b, "\n\t(...tail calls...)");
+    add_frame(&b, L, &ar[i], lua_tostring(L, names + i));
   }
   if (skip_at == n) { /* the stack ended right after the note */
     lua_pushfstring(L, "\n\t...\t(skipping %d levels)", skip_n);
