@@ -1,50 +1,26 @@
-/* engine/main.c: the tycho executable's three doors: `run`, `test` and `serve`. `run`
- * owns the frame loop: with a window it polls events into the input snapshot, steps the
- * engine (which renders), takes the screenshot asked for and swaps; headless it paces
- * itself at 60 Hz on the wall clock. */
-#if defined(__SANITIZE_ADDRESS__)
-#endif
+/* engine/app/run_cmd.c: `tycho run`, which owns the frame loop: with a window it polls events
+ * into the input snapshot, steps the engine (which renders), takes the screenshot asked for
+ * and swaps; headless it paces itself at 60 Hz on the wall clock. The engine is reached
+ * through lua_app.h's C calls, never by its Lua field names. */
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
+#include "app.h"
+#include "lua_app.h"    /* Required for: ty_app_create_engine, ty_app_step, ty_app_shutdown */
 #include "lua_audio.h"  /* Required for: ty_lua_audio_use_device */
-#include "lua_host.h"
+#include "lua_host.h"   /* Required for: ty_host_create */
 #include "lua_input.h"  /* Required for: ty_lua_input */
 #include "lua_render.h" /* Required for: ty_lua_render_set_window */
 #include "lua_window.h" /* Required for: ty_lua_window_set_headless_size */
 #include "platform/platform.h"
-#include "serve.h"
 
 static volatile sig_atomic_t stop_requested;
 static void on_signal(int sig) {
   (void)sig;
   stop_requested = 1;
-}
-
-static void usage(FILE *f) {
-  fprintf(f,
-          "usage: tycho run PATH [--headless] [--frames N] [--screenshot FILE] [--no-watch]\n"
-          "                      [--width W --height H] [--dt SECONDS]\n"
-          "       tycho test [OPTIONS] [PATH...]\n"
-          "       tycho serve [--port 8787] [--modules DIR] [--host ADDR] [--data DIR] [--no-watch]\n"
-          "       tycho version | --version\n"
-          "       tycho help | --help | -h\n"
-          "\n"
-          "  run    runs a game: PATH is a folder holding main.lua, or a .lua file; in a window\n"
-          "         where there is a display, else through SDL's offscreen driver, else headless.\n"
-          "         --headless: no window, no GL, frames paced at 60 Hz;\n"
-          "         --frames N stops after N frames;\n"
-          "         --screenshot FILE writes a PNG after the last frame (the first without --frames);\n"
-          "         --dt gives every frame the same delta (reproducible images and benchmarks);\n"
-          "         --no-watch turns hot reload of the game's files off\n"
-          "  test   runs every *_spec.lua and *_test.lua under each PATH (default spec/, else tests/)\n"
-          "         with busted 2: its options (tycho test --help), .busted files and assertions\n"
-          "  serve  runs the WebSocket game host over the Lua modules in DIR (default server/modules);\n"
-          "         --data DIR holds the store (default data); --no-watch turns module hot reload off;\n"
-          "         every option: tycho serve --help\n");
 }
 
 static void sleep_until(double t) {
@@ -128,7 +104,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
       }
     } else if (a[0] == '-') {
       fprintf(stderr, "tycho run: unknown option '%s'%s\n", a, has_value ? "" : " (or its value is missing)");
-      usage(stderr);
+      cmd_usage(stderr);
       return 2;
     } else if (!o->path) o->path = a;
     else {
@@ -137,7 +113,7 @@ static int parse_run(int argc, char **argv, run_opts *o) {
     }
   }
   if (!o->path) {
-    usage(stderr);
+    cmd_usage(stderr);
     return 2;
   }
   if (o->headless && o->screenshot) {
@@ -168,34 +144,15 @@ static ty_window *open_window(const run_opts *o) {
   return w;
 }
 
-/* engine:method(...) with nargs arguments already pushed above the engine at index engine. */
-static bool call_engine(lua_State *L, int engine, const char *method, int nargs, int nresults) {
-  lua_getfield(L, engine, method);
-  if (!lua_isfunction(L, -1)) {
-    lua_pop(L, 1 + nargs);
-    fprintf(stderr, "tycho run: the engine has no %s method\n", method);
-    return false;
-  }
-  lua_insert(L, -1 - nargs);
-  lua_pushvalue(L, engine);
-  lua_insert(L, -1 - nargs);
-  return ty_host_call(L, nargs + 1, nresults, method);
+static bool take_screenshot(lua_State *L, const char *path) {
+  char why[512];
+  int done = ty_app_screenshot(L, path, why, sizeof why);
+  if (done == 0)
+    fprintf(stderr, "tycho run: screenshot %s failed%s%s\n", path, why[0] ? ": " : "", why);
+  return done == 1;
 }
 
-static bool take_screenshot(lua_State *L, int engine, const char *path) {
-  lua_pushstring(L, path);
-  if (!call_engine(L, engine, "screenshot", 1, 2)) return false;
-  /* engine:screenshot answers true, or nil/false and a message (a Lua expected failure). */
-  bool ok = lua_toboolean(L, -2);
-  if (!ok) {
-    const char *why = lua_tostring(L, -1);
-    fprintf(stderr, "tycho run: screenshot %s failed%s%s\n", path, why ? ": " : "", why ? why : "");
-  }
-  lua_pop(L, 2);
-  return ok;
-}
-
-static int cmd_run(int argc, char **argv) {
+int cmd_run(int argc, char **argv) {
   run_opts o;
   int code = parse_run(argc, argv, &o);
   if (code) return code;
@@ -238,52 +195,11 @@ static int cmd_run(int argc, char **argv) {
   if (headless && (o.width || o.height))
     ty_lua_window_set_headless_size(L, o.width ? o.width : 1280, o.height ? o.height : 720);
   /* tycho.engine exists before main.lua runs, so the game builds its scene into it. */
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "tycho.engine");
-  if (!ty_host_call(L, 1, 1, "loading tycho.engine")) goto fail;
-  lua_getfield(L, -1, "new");
-  lua_createtable(L, 0, 1);
-  lua_pushboolean(L, headless);
-  lua_setfield(L, -2, "headless");
-  if (!ty_host_call(L, 1, 1, "creating the engine")) goto fail;
-  lua_getglobal(L, "tycho");
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "engine");
-  lua_pop(L, 1);
-  int engine = lua_gettop(L);
-
-  if (!o.no_watch) {
-    /* Hot reload: scripts/tycho/reload.lua runs main.lua, tracking what it registers,
-     * and the engine polls the watcher over these folders at the start of each frame. */
-    lua_getglobal(L, "require");
-    lua_pushliteral(L, "tycho.reload");
-    if (!ty_host_call(L, 1, 1, "loading tycho.reload")) goto fail;
-    lua_getfield(L, -1, "start");
-    lua_remove(L, -2);
-    lua_pushvalue(L, engine);
-    lua_pushstring(L, main_lua);
-    lua_createtable(L, 4, 0);
-    const char *root = ty_host_root();
-    const char *subdirs[] = {"scripts", "shaders", "content"};
-    lua_pushstring(L, dir);
-    lua_rawseti(L, -2, 1);
-    for (int i = 0; i < 3 && root; i++) {
-      lua_pushfstring(L, "%s/%s", root, subdirs[i]);
-      lua_rawseti(L, -2, i + 2);
-    }
-    if (!ty_host_call(L, 3, 0, main_lua)) goto fail;
-  } else {
-    if (luaL_loadfile(L, main_lua) != LUA_OK) {
-      fprintf(stderr, "tycho run: %s\n", lua_tostring(L, -1));
-      goto fail;
-    }
-    if (!ty_host_call(L, 0, 0, main_lua)) goto fail;
-  }
+  if (!ty_app_create_engine(L, headless)) goto fail;
+  if (!ty_app_start_game(L, main_lua, dir, !o.no_watch)) goto fail;
 
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  lua_getfield(L, engine, "step");
-  int frame_fn = lua_gettop(L);
   /* With a window and vsync the swap paces the loop. Headless, and offscreen with no end
    * in sight, sleep to 60 Hz instead; offscreen with --frames runs flat out. */
   bool paced = headless || (o.frames < 0 && strcmp(ty_platform_video_driver(), "offscreen") == 0);
@@ -304,24 +220,16 @@ static int cmd_run(int argc, char **argv) {
       ty_window_poll(win, in);
       if (ty_window_close_requested(win)) break;
     }
-    lua_pushvalue(L, frame_fn);
-    lua_pushvalue(L, engine);
     /* engine:step notes the frame time for the overlay and toggles it on F3. */
-    lua_pushnumber(L, o.dt > 0 ? o.dt : now - last);
+    if (!ty_app_step(L, o.dt > 0 ? o.dt : now - last)) goto fail;
     last = now;
-    if (!ty_host_call(L, 2, 0, "frame")) goto fail;
     bool last_frame = o.frames >= 0 ? f == o.frames - 1 : f == 0;
-    if (o.screenshot && last_frame && !take_screenshot(L, engine, o.screenshot)) goto fail;
+    if (o.screenshot && last_frame && !take_screenshot(L, o.screenshot)) goto fail;
     if (win) ty_window_swap(win);
-    lua_getfield(L, engine, "quitting");
-    bool quit = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    if (quit) break;
+    if (ty_app_quitting(L)) break;
   }
   /* engine:onQuit hooks (a game's save) run once however the loop ended, the state whole. */
-  lua_getfield(L, engine, "_shutdown");
-  lua_pushvalue(L, engine);
-  if (!ty_host_call(L, 1, 1, "quitting") || !lua_toboolean(L, -1)) goto fail;
+  if (!ty_app_shutdown(L)) goto fail;
   lua_close(L); /* the renderer frees its GPU resources while the context still exists */
   ty_window_destroy(win);
   return 0;
@@ -329,47 +237,4 @@ fail:
   lua_close(L);
   ty_window_destroy(win);
   return 1;
-}
-
-static int cmd_test(int argc, char **argv) {
-  lua_State *L = ty_host_create(NULL);
-  if (!L) return 1;
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "tycho.test");
-  if (!ty_host_call(L, 1, 1, "loading the test runner")) {
-    lua_close(L);
-    return 1;
-  }
-  lua_getfield(L, -1, "main");
-  lua_createtable(L, argc, 0);
-  for (int i = 0; i < argc; i++) {
-    lua_pushstring(L, argv[i]);
-    lua_rawseti(L, -2, i + 1);
-  }
-  int code = 1;
-  if (ty_host_call(L, 1, 1, "test runner")) code = (int)lua_tointeger(L, -1);
-  lua_close(L);
-  return code;
-}
-
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    usage(stderr);
-    return 2;
-  }
-  const char *cmd = argv[1];
-  if (strcmp(cmd, "run") == 0) return cmd_run(argc - 2, argv + 2);
-  if (strcmp(cmd, "test") == 0) return cmd_test(argc - 2, argv + 2);
-  if (strcmp(cmd, "serve") == 0) return cmd_serve(argc - 2, argv + 2);
-  if (strcmp(cmd, "version") == 0 || strcmp(cmd, "--version") == 0) {
-    printf("tycho 0.1.0 (%s)\n", LUA_RELEASE);
-    return 0;
-  }
-  if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
-    usage(stdout);
-    return 0;
-  }
-  fprintf(stderr, "tycho: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return 2;
 }
