@@ -12,6 +12,7 @@
 
 #include "bindings.h"
 #include "lua_voxel.h"       /* Required for: ty_push_voxel_grid (Terrain:chunk's result) */
+#include "core/noise.h"      /* Required for: ty_noise2, ty_noise_seed_text */
 #include "terrain/terrain.h" /* Required for: ty_terrain_* */
 
 #define TY_TERRAIN "Terrain"
@@ -34,7 +35,7 @@ static uint32_t check_seed(lua_State *L, int idx) {
   /* A float is hashed as its text: tostring's "%.14g" (with ".0" on integral values). */
   size_t len;
   const char *text = luaL_tolstring(L, idx, &len);
-  uint32_t seed = ty_terrain_seed_text(text, len);
+  uint32_t seed = ty_noise_seed_text(text, len);
   lua_pop(L, 1);
   return seed;
 }
@@ -136,7 +137,7 @@ static int terrain_tostring(lua_State *L) {
 static int terrain_noise(lua_State *L) {
   float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
   uint32_t seed = (uint32_t)(luaL_optinteger(L, 3, 0) & 0xffffffff);
-  lua_pushnumber(L, ty_terrain_noise2(seed, x, y));
+  lua_pushnumber(L, ty_noise2(seed, x, y));
   return 1;
 }
 

@@ -14,7 +14,7 @@
 #include "lua_render.h"        /* Required for: ty_lua_renderer */
 #include "render/ui.h"         /* Required for: ty_ui_* */
 #include "render/voxel.h"      /* Required for: ty_voxel_mesh */
-#include "terrain/terrain.h"   /* Required for: ty_terrain_noise2 (tycho.voxel.noise) */
+#include "core/noise.h"        /* Required for: ty_noise2 (tycho.voxel.noise) */
 #define TY_VOXEL_PALETTE "VoxelPalette"
 #define TY_MESH_TYPE "Mesh" /* lua_render.c's metatable: a uint32_t mesh id */
 #define TY_TEXTURE_TYPE "Texture"
@@ -345,7 +345,7 @@ static int voxel_mesh(lua_State *L) {
 static int voxel_noise(lua_State *L) {
   float x = (float)luaL_checknumber(L, 1), y = (float)luaL_checknumber(L, 2);
   uint32_t seed = (uint32_t)(luaL_optinteger(L, 3, 0) & 0xffffffff);
-  lua_pushnumber(L, ty_terrain_noise2(seed, x, y));
+  lua_pushnumber(L, ty_noise2(seed, x, y));
   return 1;
 }
 

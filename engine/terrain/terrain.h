@@ -1,10 +1,11 @@
 /* engine/terrain/terrain.h: the block world generated from a seed, the same on every machine.
  *
  * A world is columns of TY_TERRAIN_CX x TY_TERRAIN_CY x TY_TERRAIN_CZ cells (a chunk), one
- * byte a cell (0 air, else a block type), generated from a 32-bit seed: ground from seeded
- * gradient noise (stone, then dirt under grass, sand at the shore, stone under snow on the
- * heights) and trees placed by a hash, each wholly inside its chunk so a chunk never depends
- * on its neighbours. The client draws this (examples/crafty meshes chunks with
+ * byte a cell (0 air, else a block type), generated from a 32-bit seed: ground from the
+ * seeded gradient noise of engine/core/noise.h (stone, then dirt under grass, sand at the
+ * shore, stone under snow on the heights) and trees placed by a hash, each wholly inside its
+ * chunk so a chunk never depends on its neighbours: crafty's rules, over the engine's noise.
+ * The client draws this (examples/crafty meshes chunks with
  * engine/render/voxel.h) and the crafty server checks edits against it: both call these
  * functions, so they agree on every natural block. Nothing here draws; no GL, no Lua.
  *
@@ -43,13 +44,6 @@ enum {
 static inline uint32_t ty_terrain_index(int x, int y, int z) {
   return ((uint32_t)y * TY_TERRAIN_CZ + (uint32_t)z) * TY_TERRAIN_CX + (uint32_t)x;
 }
-
-/* Gradient noise at (x, y) for seed, in about -1..1; smooth, 0 at integer points. */
-float ty_terrain_noise2(uint32_t seed, float x, float y);
-
-/* A seed given as text (or a number written as text) as a 32-bit seed: FNV-1a of its bytes.
- * An integer seed is its low 32 bits; the caller takes those. */
-uint32_t ty_terrain_seed_text(const char *text, size_t len);
 
 /* The y of the top block of column (x, z) before trees, unclamped (a chunk clamps it to
  * TY_TERRAIN_CY - 8). Defined for any x, z; the world uses |x|, |z| < TY_TERRAIN_MAX_XZ. */

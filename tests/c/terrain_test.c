@@ -1,36 +1,16 @@
-/* tests/c/terrain_test.c: seeds, noise, heights, chunk layers and trees, and the chunk cache
- * answering exactly what ty_terrain_chunk generates (negative coordinates, evictions, the
- * world's edges). The checksums pin the terrain itself: saved worlds store only edits and
+/* tests/c/terrain_test.c: heights, chunk layers and trees (noise_test.c tests the noise
+ * under them), and the chunk cache answering exactly what ty_terrain_chunk generates
+ * (negative coordinates, evictions, the world's edges). The checksums pin the terrain itself: saved worlds store only edits and
  * replay them onto regenerated terrain, so a change there moves every player's world. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
+#include "core/noise.h" /* Required for: ty_noise_seed_text (seeds, checksums) */
 #include "terrain/terrain.h"
 
-static uint32_t checksum(const uint8_t *cells, size_t n) { return ty_terrain_seed_text((const char *)cells, n); }
-
-static void test_seed_text_is_fnv1a(void) {
-  CHECK_EQ_INT(ty_terrain_seed_text("", 0), 2166136261u);
-  CHECK_EQ_INT(ty_terrain_seed_text("a", 1), 0xe40c292cu);
-  CHECK_EQ_INT(ty_terrain_seed_text("foobar", 6), 0xbf9cf968u);
-}
-
-static void test_noise_is_smooth_and_seeded(void) {
-  for (int i = -3; i <= 3; i++) CHECK_EQ_INT(ty_terrain_noise2(7, (float)i, (float)(2 * i)) == 0.0f, 1);
-  bool differs = false;
-  for (int i = 0; i < 2000; i++) {
-    float x = (float)i * 0.37f - 300.0f, y = (float)i * 0.53f + 11.0f;
-    float n = ty_terrain_noise2(1234, x, y);
-    CHECK(n >= -1.01f && n <= 1.01f);
-    CHECK(n == ty_terrain_noise2(1234, x, y));
-    if (n != ty_terrain_noise2(1235, x, y)) differs = true;
-    /* smooth: a hundredth of a cell moves it a little */
-    CHECK(fabsf(n - ty_terrain_noise2(1234, x + 0.01f, y)) < 0.05f);
-  }
-  CHECK(differs);
-}
+static uint32_t checksum(const uint8_t *cells, size_t n) { return ty_noise_seed_text((const char *)cells, n); }
 
 static void test_heights_stay_in_the_world(void) {
   /* At (0, 0) every octave is at an integer point: noise 0, so the base height. */
@@ -99,7 +79,7 @@ static void test_chunks_are_pinned(void) {
   uint32_t a = checksum(cells, TY_TERRAIN_CHUNK_CELLS);
   ty_terrain_chunk(1234, -5, 3, cells);
   uint32_t b = checksum(cells, TY_TERRAIN_CHUNK_CELLS);
-  ty_terrain_chunk(ty_terrain_seed_text("meadow", 6), 2, -2, cells);
+  ty_terrain_chunk(ty_noise_seed_text("meadow", 6), 2, -2, cells);
   uint32_t c = checksum(cells, TY_TERRAIN_CHUNK_CELLS);
   CHECK_EQ_INT(a, 0x309587b9u);
   CHECK_EQ_INT(b, 0xe15f9bc8u);
@@ -156,8 +136,6 @@ static void test_world_edges(void) {
 }
 
 int main(void) {
-  RUN(test_seed_text_is_fnv1a);
-  RUN(test_noise_is_smooth_and_seeded);
   RUN(test_heights_stay_in_the_world);
   RUN(test_chunks_have_layers_and_trees);
   RUN(test_chunks_are_pinned);
