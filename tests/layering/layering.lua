@@ -1,0 +1,170 @@
+-- tests/layering/layering.lua: the include layering of the C tree, read from every #include
+-- in engine/, bindings/ and server/. The floors, bottom to top:
+--
+--   engine/      the engine library: one folder per module (engine/<module>/) plus the
+--                shared engine/*.h; no Lua, no server
+--   bindings/    the Lua face of the engine
+--   server/      the game host behind `tycho serve`
+--   engine/app/  the executable's entry: main.c and the command lines (run, test, serve),
+--                the top floor, the one folder that may include anything
+--
+-- The rules, each reported as file:line:
+--   1. A file of engine/ outside engine/app/ includes no header of bindings/, server/ or
+--      engine/app/.
+--   2. A file of bindings/ or server/ includes only public engine headers, and no header of
+--      engine/app/; a file of bindings/ includes no header of server/ either. An engine
+--      header is public unless it is a module's private header: its name ends in
+--      _internal.h or _private.h (render_internal.h is the render module's own, for its
+--      files alone). A module's interface is then every other header in its folder.
+--   3. No two files include each other.
+--
+-- A quoted include is resolved as the compiler does: the including file's folder first, then
+-- the include folders engine/, bindings/, server/ (CMakeLists.txt gives each library its
+-- own); an include found in none (<stdio.h>, <lua.h>, a system "sqlite3.h") is not the
+-- tree's and is counted, not checked. The rules name folders and name patterns, never
+-- today's files, so modules may be added, split and renamed under them.
+
+local M = {}
+
+local ROOTS = {"engine", "bindings", "server"}
+local SOURCE = {c = true, h = true, cpp = true, hpp = true}
+
+local function readable(path)
+  local f = io.open(path, "r")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- "a/b/../c.h" -> "a/c.h"; "./x" -> "x"
+local function normalize(path)
+  local out = {}
+  for part in path:gmatch("[^/]+") do
+    if part == ".." and #out > 0 and out[#out] ~= ".." then out[#out] = nil
+    elseif part ~= "." then out[#out + 1] = part end
+  end
+  return table.concat(out, "/")
+end
+
+local function dirname(rel)
+  return rel:match("^(.*)/[^/]*$") or "."
+end
+
+-- Which floor a path of the tree (relative to the root) is on.
+local function floor(rel)
+  if rel:match("^engine/app/") then return "app" end
+  return rel:match("^(%a+)/")
+end
+
+-- A header of engine/ that a module keeps for its own files.
+function M.isPrivate(rel)
+  local name = rel:match("([^/]+)$")
+  return name:match("_internal%.h$") ~= nil or name:match("_private%.h$") ~= nil
+end
+
+function M.isPublicEngineHeader(rel)
+  return floor(rel) == "engine" and rel:match("%.h$") ~= nil and not M.isPrivate(rel)
+end
+
+-- The tree's path (relative to root) that `#include "name"` in file rel reaches, or nil.
+local function resolve(root, rel, name)
+  local tries = {normalize(dirname(rel) .. "/" .. name)}
+  for _, r in ipairs(ROOTS) do tries[#tries + 1] = normalize(r .. "/" .. name) end
+  for _, t in ipairs(tries) do
+    if not t:match("^%.%.") and readable(root .. "/" .. t) then return t end
+  end
+  return nil
+end
+
+-- Why file `from` may not include `to` (both relative to the root), or nil when it may.
+local function refusal(from, to)
+  local f, t = floor(from), floor(to)
+  if f == "engine" and (t == "bindings" or t == "server" or t == "app") then
+    return "only engine/app/ may include a binding, server or entry header"
+  end
+  if (f == "bindings" or f == "server") and t == "app" then
+    return "only engine/app/ may include an entry header"
+  end
+  if f == "bindings" and t == "server" then
+    return "bindings/ sit below server/ and include none of its headers"
+  end
+  if (f == "bindings" or f == "server") and t == "engine" and not M.isPublicEngineHeader(to) then
+    return "bindings/ and server/ include only public engine headers (not *_internal.h, *_private.h or sources)"
+  end
+  return nil
+end
+
+-- Reads the tree under root. Returns a report: files (count per floor and total), includes
+-- (total, resolved in the tree), violations (array of {file, line, text}, in file order) and
+-- summary (one line saying what was checked).
+function M.check(root)
+  local files, perFloor = {}, {}
+  for _, r in ipairs(ROOTS) do
+    local list = tycho.fs.walk(root .. "/" .. r) or {}
+    for _, path in ipairs(list) do
+      local rel = path:sub(#root + 2)
+      local ext = rel:match("%.(%w+)$")
+      if ext and SOURCE[ext] then
+        files[#files + 1] = rel
+        local fl = floor(rel)
+        perFloor[fl] = (perFloor[fl] or 0) + 1
+      end
+    end
+  end
+  table.sort(files)
+
+  local violations, edges = {}, {}
+  local nIncludes, nResolved = 0, 0
+  for _, rel in ipairs(files) do
+    local n = 0
+    for text in io.lines(root .. "/" .. rel) do
+      n = n + 1
+      local quote, name = text:match('^%s*#%s*include%s*([<"])([^>"]+)[>"]')
+      if name then
+        nIncludes = nIncludes + 1
+        local to = quote == '"' and resolve(root, rel, name) or nil
+        if to then
+          nResolved = nResolved + 1
+          edges[rel] = edges[rel] or {}
+          edges[rel][to] = edges[rel][to] or n
+          local why = refusal(rel, to)
+          if why then
+            violations[#violations + 1] = {file = rel, line = n, text = ("includes %s: %s"):format(to, why)}
+          end
+        end
+      end
+    end
+  end
+  for from, tos in pairs(edges) do
+    for to, line in pairs(tos) do
+      local back = edges[to] and edges[to][from]
+      if back and from ~= to then
+        violations[#violations + 1] = {file = from, line = line,
+          text = ("includes %s, which includes it back (%s:%d)"):format(to, to, back)}
+      end
+    end
+  end
+  table.sort(violations, function(a, b)
+    if a.file ~= b.file then return a.file < b.file end
+    return a.line < b.line
+  end)
+
+  local counts = {}
+  for _, fl in ipairs({"engine", "app", "bindings", "server"}) do
+    counts[#counts + 1] = ("%s %d"):format(fl == "app" and "engine/app" or fl .. "/", perFloor[fl] or 0)
+  end
+  local summary = ("layering: %d files (%s), %d includes, %d of them the tree's: checked that engine/ "
+    .. "includes no binding, server or entry header, that bindings/ and server/ include only public "
+    .. "engine headers, and that no two files include each other; %d violation%s")
+    :format(#files, table.concat(counts, ", "), nIncludes, nResolved, #violations, #violations == 1 and "" or "s")
+  return {files = #files, perFloor = perFloor, includes = nIncludes, resolved = nResolved,
+          violations = violations, summary = summary}
+end
+
+-- The violations as "file:line: text" lines.
+function M.format(report)
+  local lines = {}
+  for _, v in ipairs(report.violations) do lines[#lines + 1] = ("%s:%d: %s"):format(v.file, v.line, v.text) end
+  return table.concat(lines, "\n")
+end
+
+return M
