@@ -1,4 +1,9 @@
--- server/modules/crafty.lua: serves /crafty, the voxel sandbox's multiplayer (protocol
+-- server/modules/crafty.lua: a game module tycho ships as an example, not part of the
+-- engine: the server half of examples/crafty, written against the public host API alone
+-- (host.storage, Room, tycho.terrain) as any game's module would be, and installed with
+-- the other bundled modules so `tycho serve` has something to serve out of the box.
+--
+-- It serves /crafty, the voxel sandbox's multiplayer (protocol
 -- version 1, scripts/docs/server.md "The crafty protocol"). A lobby (hello, list_worlds,
 -- create_world, join_world, and leave_world back to it), one Room per world loaded lazily
 -- from host.storage on its first join (at most 200 players each), validated transforms (one
