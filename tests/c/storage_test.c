@@ -411,7 +411,7 @@ static void test_queued_saves(void) {
   CHECK(ty_storage_last_error(s, err, sizeof err) && strstr(err, "nope") != NULL);
   CHECK_EQ_INT(ty_storage_flush(s, err, sizeof err), TY_STORAGE_FAILED);
 
-  /* Many jobs, faster than the disk: the queue never holds more than TY_STORAGE_QUEUE_JOBS,
+  /* Many jobs, faster than the disk: the queue never holds more than TY_STORE_QUEUE_JOBS,
    * every one is written, in order (the later edit of a block wins). */
   enum { MANY = 300 };
   uint32_t most = 0;
@@ -421,7 +421,7 @@ static void test_queued_saves(void) {
     uint32_t n = ty_storage_pending(s);
     if (n > most) most = n;
   }
-  CHECK(most <= TY_STORAGE_QUEUE_JOBS);
+  CHECK(most <= TY_STORE_QUEUE_JOBS);
   /* Close flushes: a fresh handle sees every job. */
   ty_storage_close(s);
   s = ty_storage_open(p, err, sizeof err);
