@@ -1,11 +1,12 @@
 /* bindings/lua_app.c: the entry's C calls into the engine's Lua side (see lua_app.h). The
  * engine and its step method sit in the registry under this file's keys, so a frame is two
- * registry reads and one protected call. */
+ * registry reads and one protected call. ty_app_create_engine comes first, then
+ * ty_app_start_game, then the frames. */
 #include "lua_app.h"
 #include "lua_host.h" /* Required for: ty_host_call, ty_host_root */
 
 static const char engine_key = 'e'; /* the engine table */
-static const char step_key = 's';   /* engine.step, looked up once as the loop always did */
+static const char step_key = 's';   /* engine.step, looked up once main.lua has run */
 
 static void push_engine(lua_State *L) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &engine_key);
@@ -44,10 +45,16 @@ bool ty_app_create_engine(lua_State *L, bool headless) {
   lua_pushvalue(L, -2);
   lua_setfield(L, -2, "engine");
   lua_pop(L, 1);
-  lua_getfield(L, -1, "step");
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &step_key);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &engine_key);
   return true;
+}
+
+/* The loop calls the step main.lua leaves (a game may wrap it), looked up once. */
+static void keep_step(lua_State *L) {
+  push_engine(L);
+  lua_getfield(L, -1, "step");
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &step_key);
+  lua_pop(L, 1);
 }
 
 bool ty_app_start_game(lua_State *L, const char *main_lua, const char *game_dir, bool watch) {
@@ -57,7 +64,9 @@ bool ty_app_start_game(lua_State *L, const char *main_lua, const char *game_dir,
       lua_pop(L, 1);
       return false;
     }
-    return ty_host_call(L, 0, 0, main_lua);
+    if (!ty_host_call(L, 0, 0, main_lua)) return false;
+    keep_step(L);
+    return true;
   }
   /* scripts/tycho/reload.lua runs main.lua, tracking what it registers; the engine polls
    * the watcher over these folders at the start of each frame. */
@@ -75,7 +84,9 @@ bool ty_app_start_game(lua_State *L, const char *main_lua, const char *game_dir,
     lua_pushfstring(L, "%s/%s", root, subdirs[i]);
     lua_rawseti(L, -2, i + 2);
   }
-  return ty_host_call(L, 3, 0, main_lua);
+  if (!ty_host_call(L, 3, 0, main_lua)) return false;
+  keep_step(L);
+  return true;
 }
 
 bool ty_app_step(lua_State *L, double dt) {

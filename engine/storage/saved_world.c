@@ -227,7 +227,7 @@ static ty_storage_status check_world(const ty_storage_world *w, char *err, size_
     return ty_store_fail(err, errsz, "storage_bad_record", "a world needs an id, a name and a gameMode");
   if (w->version > TY_STORAGE_FORMAT_VERSION)
     return ty_store_fail(err, errsz, "storage_newer_format", "world %s has format version %lld, newer than this tycho's %d: refused",
-                w->id, (long long)w->version, TY_STORAGE_FORMAT_VERSION);
+                         w->id, (long long)w->version, TY_STORAGE_FORMAT_VERSION);
   return TY_STORAGE_OK;
 }
 
@@ -404,7 +404,7 @@ static ty_storage_status read_world(sqlite3_stmt *st, ty_storage_world *w, char 
   w->version = sqlite3_column_int64(st, 15);
   if (w->version > TY_STORAGE_FORMAT_VERSION)
     return ty_store_fail(err, errsz, "storage_newer_format", "world %s has format version %lld, newer than this tycho's %d: refused",
-                sqlite3_column_text(st, 0), (long long)w->version, TY_STORAGE_FORMAT_VERSION);
+                         sqlite3_column_text(st, 0), (long long)w->version, TY_STORAGE_FORMAT_VERSION);
   w->version = TY_STORAGE_FORMAT_VERSION;
   w->id = col_str(st, 0);
   w->name = col_str(st, 1);

@@ -179,8 +179,8 @@ ty_storage_status ty_storage_world_from_json(const char *text, size_t len, ty_st
   if (!why[0] && version > TY_STORAGE_FORMAT_VERSION) {
     json_decref(j);
     return ty_store_fail(err, errsz, "storage_newer_format",
-                "world has format version %lld, newer than this tycho's %d: refused", (long long)version,
-                TY_STORAGE_FORMAT_VERSION);
+                         "world has format version %lld, newer than this tycho's %d: refused", (long long)version,
+                         TY_STORAGE_FORMAT_VERSION);
   }
   if (!why[0] && (!json_is_string(json_object_get(j, "id")) || !json_is_string(json_object_get(j, "name"))))
     snprintf(why, sizeof why, "id and name must be strings");

@@ -171,7 +171,7 @@ static bool migrate(ty_store *s, char *err, size_t errsz) {
   int64_t from = pragma_int(s->db, "PRAGMA user_version", &ok);
   if (ok && from > schema->version) { /* another process upgraded it meanwhile */
     ty_store_fail(err, errsz, "storage_newer_schema", "the store has schema %lld, newer than this tycho's %d", (long long)from,
-         schema->version);
+                  schema->version);
     ok = false;
   }
   for (int64_t v = from; ok && v < schema->version; v++) ok = exec_db(s->db, schema->migrations[v], err, errsz);
@@ -216,7 +216,7 @@ static bool check_existing(ty_store *s, const char *path, char *err, size_t errs
     if (code == SQLITE_CANTOPEN || code == SQLITE_READONLY || code == SQLITE_PERM || code == SQLITE_AUTH)
       /* Not damage: the folder refuses the journal files (-wal, -shm) or access is denied. */
       ty_store_fail(err, errsz, "storage_open", "%s cannot be opened: %s (the file and its folder must be writable); left as it is",
-           path, sqlite3_errmsg(s->db));
+                    path, sqlite3_errmsg(s->db));
     else ty_store_fail(err, errsz, "storage_corrupt", "%s is damaged: %s", path, sqlite3_errmsg(s->db));
     return false;
   }
@@ -226,7 +226,7 @@ static bool check_existing(ty_store *s, const char *path, char *err, size_t errs
   }
   if (ver > s->schema->version) {
     ty_store_fail(err, errsz, "storage_newer_schema", "%s has schema %lld, written by a newer tycho (this one reads up to %d)",
-         path, (long long)ver, s->schema->version);
+                  path, (long long)ver, s->schema->version);
     return false;
   }
   sqlite3_stmt *st;
@@ -274,7 +274,7 @@ ty_store *ty_store_open(const char *path, const ty_store_schema *schema, char *e
   if (!memory && sqlite3_db_readonly(s->db, "main") == 1) {
     const char *why = access(path, W_OK) != 0 ? strerror(errno) : "opened read-only";
     ty_store_fail(err, errsz, "storage_read_only", "%s cannot be written (%s): a store must be writable; left as it is", path,
-         why);
+                  why);
     goto refuse;
   }
   if (kind == 1 && !check_existing(s, path, err, errsz)) goto refuse;
