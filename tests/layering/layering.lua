@@ -20,8 +20,9 @@
 --
 -- A quoted include is resolved as the compiler does: the including file's folder first, then
 -- the include folders engine/, bindings/, server/ (CMakeLists.txt gives each library its
--- own); an include found in none (<stdio.h>, <lua.h>, a system "sqlite3.h") is not the
--- tree's and is counted, not checked. The rules name folders and name patterns, never
+-- own), then the one file of the tree whose path ends in the name, if only one does (a
+-- subfolder a library adds to its include folders); an include found nowhere (<stdio.h>,
+-- <lua.h>, a system "sqlite3.h") is not the tree's and is counted, not checked. The rules name folders and name patterns, never
 -- today's files, so modules may be added, split and renamed under them.
 
 local M = {}
@@ -66,13 +67,23 @@ function M.isPublicEngineHeader(rel)
 end
 
 -- The tree's path (relative to root) that `#include "name"` in file rel reaches, or nil.
-local function resolve(root, rel, name)
+-- files: every file read, for an include folder this script does not know (a floor's
+-- subfolder given to the compiler): the one file whose path ends in /name, if only one does.
+local function resolve(root, rel, name, files)
   local tries = {normalize(dirname(rel) .. "/" .. name)}
   for _, r in ipairs(ROOTS) do tries[#tries + 1] = normalize(r .. "/" .. name) end
   for _, t in ipairs(tries) do
     if not t:match("^%.%.") and readable(root .. "/" .. t) then return t end
   end
-  return nil
+  local found
+  local tail = "/" .. normalize(name)
+  for _, f in ipairs(files) do
+    if f:sub(-#tail) == tail then
+      if found then return nil end -- ambiguous: the compiler's folders decide, not a guess
+      found = f
+    end
+  end
+  return found
 end
 
 -- Why file `from` may not include `to` (both relative to the root), or nil when it may.
@@ -121,7 +132,7 @@ function M.check(root)
       local quote, name = text:match('^%s*#%s*include%s*([<"])([^>"]+)[>"]')
       if name then
         nIncludes = nIncludes + 1
-        local to = quote == '"' and resolve(root, rel, name) or nil
+        local to = quote == '"' and resolve(root, rel, name, files) or nil
         if to then
           nResolved = nResolved + 1
           edges[rel] = edges[rel] or {}
