@@ -1,4 +1,5 @@
-/* tests/c/storage_test.c: engine/storage: every SavedWorld field round trips, list order,
+/* tests/c/storage_test.c: crafty's SavedWorld schema (engine/storage/saved_world.h; the
+ * generic store beneath is store_test.c's): every SavedWorld field round trips, list order,
  * delete, per-player records, the schema 1 -> 2 and 3 -> 4 migrations, refusal of newer
  * schemas and records, of files that are not stores or are truncated (left byte-identical),
  * the atomic JSON export/import, and incremental saves (save_meta, append_edits, compact)
