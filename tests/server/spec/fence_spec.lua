@@ -1,4 +1,4 @@
--- tests/server/spec/fence_spec.lua: server/host.c's fences against one client's message and
+-- tests/server/spec/fence_spec.lua: server/module.c's fences against one client's message and
 -- their way back: a message whose decode passes a module's memory cap stops that module (not
 -- the process); a module stopped by a cap starts over on its next good save, and by itself
 -- after a backoff (1 s, then 2 s, ...); the instruction budget's message reads right, and
