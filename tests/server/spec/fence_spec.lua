@@ -1,8 +1,9 @@
--- tests/server/spec/fence_spec.lua: server/module.c's fences against one client's message and
--- their way back: a message whose decode passes a module's memory cap stops that module (not
--- the process); a module stopped by a cap starts over on its next good save, and by itself
--- after a backoff (1 s, then 2 s, ...); the instruction budget's message reads right, and
--- no pcall, xpcall or coroutine in the module can catch its way past it.
+-- tests/server/spec/fence_spec.lua: what a module's state holds (only what a module needs,
+-- in a fraction of the engine's size), and server/module.c's fences against one client's
+-- message and their way back: a message whose decode passes a module's memory cap stops
+-- that module (not the process); a module stopped by a cap starts over on its next good
+-- save, and by itself after a backoff (1 s, then 2 s, ...); the instruction budget's message
+-- reads right, and no pcall, xpcall or coroutine in the module can catch its way past it.
 -- Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
@@ -74,6 +75,35 @@ local function eventually(port, steps, pred)
 end
 
 describe("tycho serve fences", function()
+  it("gives a module a small state with what a module needs and no renderer, window, input, audio or physics", function()
+    local probe = [[
+collectgarbage("collect")
+local kib = collectgarbage("count")
+local seen = {}
+for _, name in ipairs({ "json", "storage", "crdt", "terrain", "voxel", "now", "fanout", "ui", "scene", "render",
+  "window", "input", "audio", "physics", "sandbox" }) do
+  seen[#seen + 1] = name .. "=" .. type(tycho[name])
+end
+seen[#seen + 1] = "mesh=" .. type(tycho.voxel.mesh)
+seen[#seen + 1] = "room=" .. type(require("tycho.server.room").new)
+return { onStart = function(host) host:log(("heap %d KiB; %s"):format(math.ceil(kib), table.concat(seen, " "))) end }
+]]
+    withModules({ probe = probe }, function(dir, data)
+      local log = H.with(dir, data, function() end)
+      local line = log:match("%[probe%] heap [^\n]*")
+      assert.is_not_nil(line, log)
+      for _, there in ipairs({ "json", "storage", "crdt", "terrain", "voxel", "now", "fanout" }) do
+        assert.truthy(line:find(" " .. there .. "=", 1, true) and not line:find(" " .. there .. "=nil", 1, true), line)
+      end
+      for _, gone in ipairs({ "ui", "scene", "render", "window", "input", "audio", "physics", "sandbox", "mesh" }) do
+        assert.truthy(line:find(" " .. gone .. "=nil", 1, true), line)
+      end
+      assert.truthy(line:find("room=function", 1, true), line)
+      -- the whole engine's state took 240 KiB; a module's is a fraction of it
+      assert.is_true(tonumber(line:match("heap (%d+) KiB")) < 80, line)
+    end)
+  end)
+
   it("stops only the module whose message decode passes its memory cap; the process keeps serving", function()
     withModules({ echo = ECHO, other = ECHO }, function(dir, data)
       local items = {}
