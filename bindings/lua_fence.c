@@ -31,8 +31,9 @@ static bool over_budget(ty_fence *f, size_t steps) {
   f->count += steps;
   f->total += steps;
   if (f->limit && f->count > f->limit) {
-    snprintf(f->why, sizeof f->why, "instruction limit exceeded (%llu instructions in one call)",
-             (unsigned long long)f->limit);
+    if (f->limit_why) snprintf(f->why, sizeof f->why, "%s", f->limit_why);
+    else snprintf(f->why, sizeof f->why, "instruction limit exceeded (%llu instructions in one call)",
+                  (unsigned long long)f->limit);
   } else if (f->deadline > 0 && ty_now() > f->deadline) {
     snprintf(f->why, sizeof f->why, "time limit exceeded (%.3g s in one call)", f->time_limit);
     f->timed_out = true;

@@ -6,7 +6,8 @@
  * or "time limit exceeded", at once and then at every further instruction, and the guarded
  * pcall, xpcall, coroutine.resume and coroutine.wrap let that error through (xpcall without
  * running its handler, which Lua would run with the hook off), so untrusted code cannot
- * catch its way past the fence. bindings/lua_sandbox.c runs scenes under one. */
+ * catch its way past the fence. bindings/lua_sandbox.c runs scenes under one, server/module.c
+ * each server module's calls. */
 #ifndef TY_LUA_FENCE_H
 #define TY_LUA_FENCE_H
 
@@ -18,6 +19,8 @@
 typedef struct ty_fence {
   uint64_t limit;      /* steps per call; 0: none */
   double time_limit;   /* seconds per call; 0: none */
+  const char *limit_why; /* the error past the step limit; NULL: "instruction limit exceeded (N
+                          * instructions in one call)" */
   /* the running call */
   uint64_t count;      /* steps so far */
   uint64_t total;      /* steps of every call */
@@ -26,7 +29,7 @@ typedef struct ty_fence {
   double deadline;     /* ty_now() past which the call stops; 0: never */
   bool exceeded;       /* the call is past its budget: everything raises */
   bool timed_out;      /* ... and it was the time */
-  char why[128];       /* the error it raises */
+  char why[192];       /* the error it raises */
   /* the thread running the call: the state's main thread, or the coroutine it resumed
    * (anchored on the resumer's stack while it runs); NULL between calls */
   lua_State *cur;

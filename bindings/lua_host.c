@@ -538,3 +538,37 @@ lua_State *ty_host_create(const char *game_dir) {
   }
   return L;
 }
+
+lua_State *ty_host_create_module(const char *game_dir) {
+  const char *root = ty_host_root();
+  if (!root) {
+    fprintf(stderr, "tycho: cannot find the engine's scripts/ folder: set TYCHO_HOME to the folder that holds it\n");
+    return NULL;
+  }
+  lua_State *L = luaL_newstate();
+  if (!L) return NULL;
+  luaL_openlibs(L);
+  lua_newtable(L);
+  ty_open_host(L);
+  ty_open_json(L);
+  ty_open_storage(L);
+  ty_open_crdt(L);
+  ty_open_voxel(L); /* terrain's chunks are its grids; its meshes and UI draw, which a module cannot */
+  lua_pushnil(L);
+  lua_setfield(L, -2, "ui");
+  lua_getfield(L, -1, "voxel");
+  lua_pushnil(L);
+  lua_setfield(L, -2, "mesh");
+  lua_pop(L, 1);
+  ty_open_terrain(L);
+  lua_pushstring(L, root);
+  lua_setfield(L, -2, "home");
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "tycho");
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "tycho");
+  lua_pop(L, 2);
+  set_package_path(L, root, game_dir);
+  return L;
+}

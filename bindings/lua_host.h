@@ -11,6 +11,12 @@
  * or fails to load. Free with lua_close. */
 lua_State *ty_host_create(const char *game_dir);
 
+/* A state for a server module (tycho serve): the standard libraries and only the part of
+ * `tycho` a module runs with (json, storage, crdt, terrain and its voxel grids, now, fanout,
+ * fs), package.path over the engine's scripts/ and game_dir, and no renderer, window, input,
+ * audio, physics or scenes. NULL with a message on stderr as ty_host_create. */
+lua_State *ty_host_create_module(const char *game_dir);
+
 /* The folder holding the engine's scripts/ (TYCHO_HOME, beside the binary, or the source
  * tree it was built from). */
 const char *ty_host_root(void);

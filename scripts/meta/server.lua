@@ -1,6 +1,6 @@
 ---@meta tycho.server
 -- scripts/meta/server.lua: LuaLS annotations for what `tycho serve` gives a server module
--- (server/host.c), tycho.json (bindings/lua_json.c) and require("tycho.server.room")
+-- (server/host_lua.c), tycho.json (bindings/lua_json.c) and require("tycho.server.room")
 -- (scripts/tycho/server/room.lua). Never loaded at run time; scripts/docs/server.md
 -- describes the host with examples.
 

@@ -171,6 +171,7 @@ function M.latest() return latest end
 ---Forgets the newest error (the screen clears): hot reload calls it when a file reloads.
 function M.clear() latest = nil end
 
-tycho._setErrorReporter(M.report)
+-- States with scenes report their caught errors here (a server module's state has none).
+if tycho._setErrorReporter then tycho._setErrorReporter(M.report) end
 tycho.errors = M
 return M

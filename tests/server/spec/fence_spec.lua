@@ -1,7 +1,9 @@
--- tests/server/spec/fence_spec.lua: server/host.c's fences against one client's message and
--- their way back: a message whose decode passes a module's memory cap stops that module (not
--- the process); a module stopped by a cap starts over on its next good save, and by itself
--- after a backoff (1 s, then 2 s, ...); the instruction budget's message reads right.
+-- tests/server/spec/fence_spec.lua: what a module's state holds (only what a module needs,
+-- in a fraction of the engine's size), and server/module.c's fences against one client's
+-- message and their way back: a message whose decode passes a module's memory cap stops
+-- that module (not the process); a module stopped by a cap starts over on its next good
+-- save, and by itself after a backoff (1 s, then 2 s, ...); the instruction budget's message
+-- reads right, and no pcall, xpcall or coroutine in the module can catch its way past it.
 -- Needs node and `npm ci --prefix tests/server`.
 
 local H = dofile(require("tycho.testing").here() .. "/../harness.lua")
@@ -16,6 +18,28 @@ return {
     return {
       onMessage = function(msg)
         if msg.t == "spin" then while true do end end
+        session:send({ t = "ok" })
+      end,
+    }
+  end,
+}
+]]
+
+-- Runs past its budget inside a catch that tries again forever: {t = "pcall"}, {t = "xpcall"}
+-- (whose handler loops too) or {t = "wrap"} (a coroutine); answers anything else with ok.
+local CATCHER = [[
+local function spin() while true do end end
+return {
+  onConnect = function(session)
+    return {
+      onMessage = function(msg)
+        if msg.t == "pcall" then
+          while true do pcall(spin) end
+        elseif msg.t == "xpcall" then
+          while true do xpcall(spin, spin) end
+        elseif msg.t == "wrap" then
+          while true do pcall(coroutine.wrap(spin)) end
+        end
         session:send({ t = "ok" })
       end,
     }
@@ -51,6 +75,35 @@ local function eventually(port, steps, pred)
 end
 
 describe("tycho serve fences", function()
+  it("gives a module a small state with what a module needs and no renderer, window, input, audio or physics", function()
+    local probe = [[
+collectgarbage("collect")
+local kib = collectgarbage("count")
+local seen = {}
+for _, name in ipairs({ "json", "storage", "crdt", "terrain", "voxel", "now", "fanout", "ui", "scene", "render",
+  "window", "input", "audio", "physics", "sandbox" }) do
+  seen[#seen + 1] = name .. "=" .. type(tycho[name])
+end
+seen[#seen + 1] = "mesh=" .. type(tycho.voxel.mesh)
+seen[#seen + 1] = "room=" .. type(require("tycho.server.room").new)
+return { onStart = function(host) host:log(("heap %d KiB; %s"):format(math.ceil(kib), table.concat(seen, " "))) end }
+]]
+    withModules({ probe = probe }, function(dir, data)
+      local log = H.with(dir, data, function() end)
+      local line = log:match("%[probe%] heap [^\n]*")
+      assert.is_not_nil(line, log)
+      for _, there in ipairs({ "json", "storage", "crdt", "terrain", "voxel", "now", "fanout" }) do
+        assert.truthy(line:find(" " .. there .. "=", 1, true) and not line:find(" " .. there .. "=nil", 1, true), line)
+      end
+      for _, gone in ipairs({ "ui", "scene", "render", "window", "input", "audio", "physics", "sandbox", "mesh" }) do
+        assert.truthy(line:find(" " .. gone .. "=nil", 1, true), line)
+      end
+      assert.truthy(line:find("room=function", 1, true), line)
+      -- the whole engine's state took 240 KiB; a module's is a fraction of it
+      assert.is_true(tonumber(line:match("heap (%d+) KiB")) < 80, line)
+    end)
+  end)
+
   it("stops only the module whose message decode passes its memory cap; the process keeps serving", function()
     withModules({ echo = ECHO, other = ECHO }, function(dir, data)
       local items = {}
@@ -67,8 +120,19 @@ describe("tycho serve fences", function()
         assert.equals(1011, closed.code)
         assert.same({ t = "echo", data = { alive = true } }, H.messages(ev, "o", "echo")[1])
         assert.equals(1011, H.find(ev, function(e) return e.closed == "e2" end).code)
-      end, "--max-memory", "1")
+      end, "--max-memory", "256K")
       assert.truthy(log:find("module echo passed its memory cap", 1, true))
+    end)
+  end)
+
+  it("says so when --max-memory is too small for a module to run at all, and keeps serving", function()
+    withModules({ echo = ECHO }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, { { open = "e", path = "/echo" }, { closed = "e" } })
+        assert.equals(1011, H.find(ev, function(e) return e.closed == "e" end).code)
+      end, "--max-memory", "1")
+      assert.truthy(log:find("module echo: a fresh module state takes %d+ bytes, more than %-%-max%-memory 1"), log)
+      assert.truthy(log:find("(/echo [failed])", 1, true), log)
     end)
   end)
 
@@ -126,6 +190,33 @@ return {
       -- luaL_error formats with lua_pushfstring, which refused the %lld it was given
       assert.truthy(log:find("module 'spin' ran past its budget of 1000000 instructions in one call", 1, true), log)
       assert.falsy(log:find("invalid option", 1, true), log)
+    end)
+  end)
+
+  it("stops a module that catches its budget's error and runs on, with pcall, xpcall or a coroutine", function()
+    withModules({ catcher = CATCHER }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        for _, how in ipairs({ "pcall", "xpcall", "wrap" }) do
+          local ev = H.client(s.port, {
+            { open = "c", path = "/catcher" }, { send = "c", json = { t = "hi" } }, { recv = "c" },
+            { send = "c", json = { t = how } }, { closed = "c" },
+          })
+          assert.equals(1, #H.messages(ev, "c", "ok"), how)
+          local closed = H.find(ev, function(e) return e.closed == "c" end)
+          assert.is_not_nil(closed, how .. ": the module was not stopped")
+          assert.equals(1011, closed.code, how)
+          -- back after its backoff, for the next way round
+          local back
+          for _ = 1, 50 do
+            back = H.client(s.port, { { open = "c", path = "/catcher" }, { send = "c", json = { t = "hi" } }, { recv = "c" } })
+            if #H.messages(back, "c", "ok") > 0 then break end
+            H.sleep(0.2)
+          end
+          assert.equals(1, #H.messages(back, "c", "ok"), how .. ": the module did not come back")
+        end
+      end, "--no-watch", "--max-instructions", "1000000")
+      local _, stops = log:gsub("module catcher passed its instruction budget", "")
+      assert.equals(3, stops, log)
     end)
   end)
 
