@@ -154,7 +154,7 @@ end
 ---@field sheet tycho.SpriteSheet
 ---@field clip string|nil the clip playing (or last played)
 ---@field frame integer the clip's frame shown, from 1
----@field time number seconds into the clip
+---@field clipTime number seconds into the clip
 ---@field speed number time multiplier (1)
 ---@field playing boolean
 ---@field finished boolean a one-shot clip reached its end
@@ -184,7 +184,7 @@ function SpriteAnimation:init(opts)
   self.onEvent = opts.onEvent
   self.onFinish = opts.onFinish
   self.frame = 1
-  self.time = 0
+  self.clipTime = 0
   self.playing = false
   self.finished = false
   if opts.clip ~= nil then self:play(opts.clip) end
@@ -214,7 +214,7 @@ function SpriteAnimation:play(name, opts)
   end
   if name == self.clip and self.playing and not (opts and opts.restart) then return end
   self.clip = name
-  self.time = 0
+  self.clipTime = 0
   self.frame = 1
   self.playing = true
   self.finished = false
@@ -257,9 +257,9 @@ function SpriteAnimation:advance(dt)
     fire(self, clip, 1)
     if not self.playing or self._clips[self.clip] ~= clip then return end -- the event changed clip
   end
-  local t0 = self.time
+  local t0 = self.clipTime
   local t1 = t0 + dt * self.speed
-  self.time = t1
+  self.clipTime = t1
   if clip.hasEvents then
     -- Every frame entered between t0 and t1, in order.
     local n = #clip.frames
@@ -267,7 +267,7 @@ function SpriteAnimation:advance(dt)
     if not clip.loop then s1 = math.min(s1, n - 1) end
     for s = s0 + 1, s1 do
       fire(self, clip, s % n + 1)
-      if not self.playing or self._clips[self.clip] ~= clip or self.time ~= t1 then return end
+      if not self.playing or self._clips[self.clip] ~= clip or self.clipTime ~= t1 then return end
     end
   end
   local frame, over = frameAt(clip, t1)

@@ -119,7 +119,8 @@ local function step(tween, dt)
     tween._from = from
   end
   tween.elapsed = tween.elapsed + dt
-  local t = tween.duration > 0 and tween.elapsed / tween.duration or 1
+  -- A run of ticks sums to a hair under the duration (60 x 1/60 < 1): within a nanosecond is the end.
+  local t = tween.elapsed >= tween.duration - 1e-9 and 1 or tween.elapsed / tween.duration
   local target, from, to = tween.target, tween._from, tween._to
   if t >= 1 then
     for k, v in pairs(to) do target[k] = v end
