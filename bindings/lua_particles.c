@@ -3,8 +3,8 @@
  *
  * _particles.new(opts) -> Particles (a system; opts as the component takes them, checked
  * here so every message names the option), particles:configure(opts), :update(dt, x, y, z),
- * :emit(n, x, y, z), :count(), :emitted(), :position(i), :reset(), :setVisible(bool),
- * :destroy(); _particles.addPasses() declares the Particles pass over every visible system
+ * :emit(n, x, y, z), :count(), :emitted(), :maxParticles(), :position(i), :reset(),
+ * :setVisible(bool), :writeInstances(), :destroy(); _particles.addPasses() declares the Particles pass over every visible system
  * of this state's renderer; _particles.drawn() counts what the last pass drew. */
 #include "lua_particles.h"
 
@@ -300,6 +300,18 @@ static int p_position(lua_State *L) {
   return 3;
 }
 
+/* particles:writeInstances() -> count: writes the draw instances into a scratch buffer,
+ * as the pass does when it is declared (benchmarks time the CPU side of drawing). */
+static int p_write_instances(lua_State *L) {
+  static ty_particle_instance *scratch;
+  static uint32_t scratch_cap;
+  lparticles *p = check_particles(L, 1);
+  uint32_t n = ty_particles_count(p->ps);
+  if (n) TY_GROW(scratch, scratch_cap, n);
+  lua_pushinteger(L, n ? ty_particles_write_instances(p->ps, scratch) : 0);
+  return 1;
+}
+
 static int p_reset(lua_State *L) {
   ty_particles_reset(check_particles(L, 1)->ps);
   return 0;
@@ -359,7 +371,8 @@ void ty_open_particles(lua_State *L) {
   static const luaL_Reg methods[] = {{"configure", p_configure}, {"update", p_update},   {"emit", p_emit},
                                      {"count", p_count},         {"emitted", p_emitted}, {"maxParticles", p_max},
                                      {"position", p_position},   {"reset", p_reset},     {"setVisible", p_set_visible},
-                                     {"destroy", p_destroy},     {NULL, NULL}};
+                                     {"destroy", p_destroy},     {"writeInstances", p_write_instances},
+                                     {NULL, NULL}};
   luaL_newmetatable(L, TY_PARTICLES_TYPE);
   luaL_newlib(L, methods);
   lua_setfield(L, -2, "__index");
