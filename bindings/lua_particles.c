@@ -90,11 +90,16 @@ static void vec3_option(lua_State *L, const char *name, float out[3]) {
 
 static float srgb_to_linear(float c) { return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f); }
 
-/* {r, g, b[, a]} in 0..1, sRGB as sprites take them, into linear rgba. */
+/* {r, g, b[, a]} or {r=, g=, b=[, a=]} in 0..1, sRGB as sprites take them, into linear rgba. */
 static void color_option(lua_State *L, const char *name, float out[4]) {
+  static const char *const keys[4] = {"r", "g", "b", "a"};
   if (lua_type(L, -1) != LUA_TTABLE) luaL_error(L, "option '%s' must hold colours {r, g, b[, a]}, got %s", name, luaL_typename(L, -1));
   for (int i = 0; i < 4; i++) {
     int t = lua_rawgeti(L, -1, i + 1);
+    if (t == LUA_TNIL) {
+      lua_pop(L, 1);
+      t = lua_getfield(L, -1, keys[i]);
+    }
     double v = i == 3 && t == LUA_TNIL ? 1.0 : lua_tonumber(L, -1);
     if ((t != LUA_TNIL || i < 3) && (!lua_isnumber(L, -1) || !isfinite(v)))
       luaL_error(L, "option '%s' must hold colours {r, g, b[, a]} of numbers", name);
