@@ -355,7 +355,9 @@ static int p_add_passes(lua_State *L) {
   ty_renderer *R = ty_lua_renderer(L);
   ty_frame *F = ty_render_frame_current(R);
   if (!F) return luaL_error(L, "Particles: addPasses outside a frame");
-  ty_particles_batch *batches = lua_newuserdatauv(L, (live_count ? live_count : 1) * sizeof *batches, 0);
+  static ty_particles_batch *batches; /* grown, never shrunk: no allocation a frame */
+  static uint32_t batch_cap;
+  if (live_count) TY_GROW(batches, batch_cap, live_count);
   uint32_t n = 0;
   for (uint32_t i = 0; i < live_count; i++) {
     const lparticles *p = live[i];

@@ -5,8 +5,8 @@
  * batch's first particle. */
 #include "particles_pass.h"
 
-#include <stddef.h>
-#include <string.h>
+#include <stddef.h> /* Required for: offsetof */
+#include <stdio.h>  /* Required for: snprintf */
 
 #include "render_internal.h"
 

@@ -209,6 +209,37 @@ describe("tycho.ParticleSystem", function()
     assert.has_error(function() ps:emit(1.5) end)
   end)
 
+  it("is drawn by the Particles pass after the lit passes while enabled, and not otherwise", function()
+    local Engine = require("tycho.engine")
+    local engine = Engine.new({ headless = true, width = 64, height = 64 })
+    engine:setPreset(tycho.presets.forward({ shadow = false }))
+    local scene = engine.scene
+    local go = scene:add(tycho.GameObject.new("emitter"))
+    local ps = go:addComponent(tycho.ParticleSystem.new({ seed = 12 }))
+    local other = scene:add(tycho.GameObject.new("other")):addComponent(tycho.ParticleSystem.new({ seed = 13 }))
+    local function passNames()
+      local dump = engine:frame().graph:dump()
+      local names = {}
+      for name in dump:gmatch("\n%s+%S+%s+(%S+)") do names[#names + 1] = name end
+      return table.concat(names, " ")
+    end
+    assert.is_nil(passNames():find("Particles", 1, true), "no particle alive: no pass")
+    ps:emit(30)
+    other:emit(5)
+    local names = passNames()
+    assert.truthy(names:find("ForwardLit Particles Tonemap", 1, true), names)
+    assert.equals(35, tycho._particles.drawn())
+    other.enabled = false
+    passNames()
+    assert.equals(30, tycho._particles.drawn())
+    go.enabled = false
+    assert.is_nil(passNames():find("Particles", 1, true))
+    go.enabled = true
+    go:destroy()
+    scene:update(1 / 60)
+    assert.is_nil(passNames():find("Particles", 1, true))
+  end)
+
   it("is in every preset, before post-processing", function()
     for _, name in ipairs({ "forward", "forwardPlus", "deferred" }) do
       local names = {}
