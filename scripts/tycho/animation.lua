@@ -199,8 +199,7 @@ end
 
 -- Shows the current frame on the Sprite.
 local function show(self)
-  local sprite = self._sprite
-  local clip = self._clips[self.clip]
+  local sprite, clip = self._sprite, self._clip
   if sprite and clip then sprite.rect = self.sheet.frames[clip.frames[self.frame]] end
 end
 
@@ -214,6 +213,7 @@ function SpriteAnimation:play(name, opts)
   end
   if name == self.clip and self.playing and not (opts and opts.restart) then return end
   self.clip = name
+  self._clip = clip
   self.clipTime = 0
   self.frame = 1
   self.playing = true
@@ -251,11 +251,11 @@ end
 ---@param dt number
 function SpriteAnimation:advance(dt)
   if not self.playing then return end
-  local clip = self._clips[self.clip]
+  local clip = self._clip
   if not self._entered then
     self._entered = true
     fire(self, clip, 1)
-    if not self.playing or self._clips[self.clip] ~= clip then return end -- the event changed clip
+    if not self.playing or self._clip ~= clip then return end -- the event changed clip
   end
   local t0 = self.clipTime
   local t1 = t0 + dt * self.speed
@@ -267,10 +267,14 @@ function SpriteAnimation:advance(dt)
     if not clip.loop then s1 = math.min(s1, n - 1) end
     for s = s0 + 1, s1 do
       fire(self, clip, s % n + 1)
-      if not self.playing or self._clips[self.clip] ~= clip or self.clipTime ~= t1 then return end
+      if not self.playing or self._clip ~= clip or self.clipTime ~= t1 then return end
     end
   end
-  local frame, over = frameAt(clip, t1)
+  -- frameAt, inline: this runs for every animated object every tick.
+  local n, frame, over = #clip.frames, math.floor(t1 * clip.fps + 1e-9), false
+  if clip.loop then frame = frame % n + 1
+  elseif frame >= n then frame, over = n, true
+  else frame = frame + 1 end
   if frame ~= self.frame then
     self.frame = frame
     show(self)
