@@ -136,27 +136,36 @@ local function step(tween, dt)
   end
 end
 
+-- Steps list[from..n]; r.at says which tween runs, so a caller that catches an error
+-- knows whose it was and goes on after it (one pcall a tick, not one a tween).
+local function stepFrom(r, list, from, n, dt)
+  for i = from, n do
+    r.at = i
+    local tw = list[i]
+    if not tw.done then step(tw, dt) end
+  end
+end
+
 local function runnerFor(scene)
   local r = runners[scene]
   if r then return r end
-  r = { tweens = {} }
+  r = { tweens = {}, at = 0 }
   r.system = scene:addSystem("animation", function(dt)
     local list = r.tweens
     -- Tweens started by a completion callback join the list and start next tick.
-    local n, failure = #list, nil
-    for i = 1, n do
-      local tw = list[i]
-      if not tw.done then
-        local ok, err = pcall(step, tw, dt)
-        if not ok then
-          tw.done = true
-          -- A destroyed object's position (or rotation, scale) is emptied and refuses every
-          -- access: its tween stops quietly. Any other error is the game's, reported after
-          -- the other tweens have run.
-          local target = tw.target
-          if not (type(target) == "table" and next(target) == nil) then failure = failure or err end
-        end
-      end
+    local n, from, failure = #list, 1, nil
+    while from <= n do
+      local ok, err = pcall(stepFrom, r, list, from, n, dt)
+      if ok then break end
+      local tw = list[r.at]
+      tw.done = true
+      -- A destroyed object's position (or rotation, scale) is emptied and refuses every
+      -- access: its tween stops quietly. Any other error is the game's, reported after the
+      -- other tweens have run.
+      local target = tw.target
+      local dead = type(target) == "table" and next(target) == nil and tostring(err):find("was destroyed", 1, true)
+      if not dead then failure = failure or err end
+      from = r.at + 1
     end
     local j = 0
     for i = 1, #list do

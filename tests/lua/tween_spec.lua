@@ -150,6 +150,25 @@ describe("tycho.tween", function()
     assert.is_false(onObject.cancelled)
   end)
 
+  it("reports a tween's own error through scene.onError, once, and runs the others", function()
+    local errors = {}
+    scene.onError = function(message) errors[#errors + 1] = message end
+    local refusing = setmetatable({}, {
+      __index = function() return 0 end,
+      __newindex = function() error("refusing target", 0) end,
+    })
+    local before, after = { v = 0 }, { v = 0 }
+    tycho.tween(before, 0.5, { v = 1 }, "linear", { scene = scene })
+    local bad = tycho.tween(refusing, 0.5, { v = 1 }, "linear", { scene = scene })
+    tycho.tween(after, 0.5, { v = 1 }, "linear", { scene = scene })
+    for _ = 1, 30 do scene:update(1 / 60) end
+    assert.equals(1, #errors)
+    assert.truthy(errors[1]:find("refusing target", 1, true), errors[1])
+    assert.is_true(bad.done)
+    assert.equals(1, before.v)
+    assert.equals(1, after.v)
+  end)
+
   it("rejects bad arguments, naming the easings when one is unknown", function()
     local t = { v = 0, name = "x" }
     local ok, err = pcall(tycho.tween, t, 1, { v = 1 }, "wobbly", { scene = scene })
