@@ -216,7 +216,7 @@ void ty_particles_update(ty_particles *ps, float dt, const float origin[3]) {
     age[i] += dt;
   }
   /* Remove the dead by moving the last live particle into each hole. */
-  const float *life = ps->life;
+  float *life = ps->life;
   for (uint32_t i = 0; i < n;) {
     if (age[i] < life[i]) {
       i++;
@@ -224,7 +224,7 @@ void ty_particles_update(ty_particles *ps, float dt, const float origin[3]) {
     }
     n--;
     px[i] = px[n], py[i] = py[n], pz[i] = pz[n], vx[i] = vx[n], vy[i] = vy[n], vz[i] = vz[n];
-    age[i] = age[n], ps->life[i] = life[n];
+    age[i] = age[n], life[i] = life[n];
   }
   ps->count = n;
   const float *from = ps->has_last ? ps->last : origin;

@@ -107,6 +107,9 @@ function ParticleSystem:reset() self.native:reset() end
 ---with the scene's delta; a system not on a scene can be stepped by hand).
 ---@param dt number
 function ParticleSystem:simulate(dt)
+  if type(dt) ~= "number" then
+    error(("bad argument #1 to 'simulate' (number expected, got %s)"):format(typeName(dt)), 2)
+  end
   local x, y, z = emitterPosition(self)
   self.native:update(dt, x, y, z)
 end
