@@ -75,9 +75,9 @@ static void vec3_option(lua_State *L, const char *name, float out[3]) {
   if (t != LUA_TTABLE && t != LUA_TUSERDATA) luaL_error(L, "option '%s' must be {x, y, z}, got %s", name, luaL_typename(L, -1));
   static const char *const keys[3] = {"x", "y", "z"};
   for (int i = 0; i < 3; i++) {
-    if (t == LUA_TTABLE && lua_rawgeti(L, -1, i + 1) != LUA_TNIL) {
-      /* array form */
-    } else {
+    /* {x, y, z} first; then {x=, y=, z=} or a Vec3's fields. */
+    bool listed = t == LUA_TTABLE && lua_rawgeti(L, -1, i + 1) != LUA_TNIL;
+    if (!listed) {
       if (t == LUA_TTABLE) lua_pop(L, 1);
       lua_getfield(L, -1, keys[i]);
     }

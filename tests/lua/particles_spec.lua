@@ -109,6 +109,16 @@ describe("tycho.ParticleSystem", function()
     assert.is_true(math.abs(z + 2) < 1e-6, tostring(z))
   end)
 
+  it("takes direction and gravity as {x, y, z}, {x=, y=, z=} or a Vec3", function()
+    for _, v in ipairs({ { 1, 0, 0 }, { x = 1, y = 0, z = 0 }, tycho.vec3(1, 0, 0) }) do
+      local ps = system({ direction = v, gravity = v, speed = 1, lifetime = 10, seed = 1 })
+      ps:emit(1)
+      ps:simulate(1)
+      local x, y, z = ps.native:position(1)
+      assert.is_true(math.abs(x - 2) < 1e-5 and y == 0 and z == 0, ("%g %g %g"):format(x, y, z))
+    end
+  end)
+
   it("keeps 2D directions in the XY plane within the spread", function()
     local ps = system({ dimensions = 2, speed = 1, spread = math.pi / 2, direction = { 0, 1, 0 }, lifetime = 10, seed = 6 })
     ps:emit(500)
