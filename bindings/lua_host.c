@@ -4,6 +4,7 @@
 #include "lua_host.h"
 #include "lua_image.h" /* Required for: ty_open_image */
 #include "lua_json.h"  /* Required for: tycho.fanout's one encode */
+#include "lua_particles.h" /* Required for: ty_open_particles */
 #include "lua_physics.h" /* Required for: ty_open_physics */
 #include "lua_window.h" /* Required for: ty_open_window */
 
@@ -521,6 +522,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_voxel(L); /* after ty_open_render: its meshes and UI are the renderer's */
   ty_open_terrain(L); /* its chunks are tycho.voxel's grids */
   ty_open_audio(L);
+  ty_open_particles(L); /* after ty_open_render: its pass draws with the renderer */
   lua_pushstring(L, root);
   lua_setfield(L, -2, "home");
   lua_pushvalue(L, -1);

@@ -19,6 +19,7 @@
 
 #include "../platform/platform.h"
 #include "camera.h" /* Required for: ty_camera_planes */
+#include "particles_pass.h" /* Required for: ty_render_particles_release */
 
 #if TYCHO_WITH_GL
 #include <epoxy/gl.h> /* Required for: multi-draw indirect, fixed-function state, uniforms */
@@ -809,6 +810,7 @@ static void gpu_release(ty_renderer *R) {
   ty_gl_device *dev = R->dev;
   ty_features_forward_release(R);
   ty_features_ui_release(R);
+  ty_render_particles_release(R);
   destroy_vaos(R);
   for (uint32_t i = 0; i < R->fb_count; i++) ty_gl_destroy_framebuffer(dev, R->fbs[i].fb);
   R->fb_count = 0;

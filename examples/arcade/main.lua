@@ -4,7 +4,9 @@
 -- or leave the field; each hit scores 10. An enemy that rams the ship or gets past it
 -- costs one of three lives; with none left the game is over, and space or enter plays
 -- again. The score and lives are on screen (tycho.ui). Sprites are the PNGs in assets/.
--- A hit enemy bursts into debris that 2D physics throws and bounces off the floor.
+-- A hit enemy bursts into debris that 2D physics throws and bounces off the floor, and into
+-- sparks (a ParticleSystem); enemies flap as they fly (a SpriteAnimation over a two-frame
+-- sheet), and the ship's engine trails a flame of particles.
 local tycho = require("tycho")
 local engine = tycho.engine
 local scene = engine.scene
@@ -25,6 +27,7 @@ local textures = {
   bullet = tycho.texture.load(here .. "/assets/bullet.png"),
   enemy = tycho.texture.load(here .. "/assets/enemy.png"),
 }
+local enemySheet = tycho.spriteSheet(tycho.texture.load(here .. "/assets/enemy_sheet.png"), 16, 16)
 -- Sounds (content/sounds/make_sounds.lua writes them): one-shots, so they need no object.
 local shotSound, hitSound = tycho.audio.load(here .. "/assets/shot.wav"), tycho.audio.load(here .. "/assets/hit.wav")
 
@@ -109,7 +112,8 @@ end)
 
 tycho.prefab("enemy", function(go)
   go:addTag("enemy")
-  go:addComponent(tycho.Sprite.new({ texture = textures.enemy }))
+  go:addComponent(tycho.Sprite.new({ texture = textures.enemy, nearest = true }))
+  go:addComponent(tycho.SpriteAnimation.new({ sheet = enemySheet, clips = { fly = { frames = { 1, 2 }, fps = 4 } }, clip = "fly" }))
   go:addComponent(Mover, -2.5)
 end)
 
@@ -128,7 +132,17 @@ tycho.prefab("debris", function(go)
   go:addComponent(tycho.BoxCollider2D.new())
   go:addComponent(Debris)
 end)
+-- Sparks: one system for every hit. Particles live in world space, so moving the emitter
+-- to a hit and bursting leaves the earlier sparks where they were.
+local sparksObject = scene:add(tycho.GameObject.new({ name = "sparks" }))
+local sparks = sparksObject:addComponent(tycho.ParticleSystem.new({
+  dimensions = 2, spread = 2 * math.pi, speed = { 2, 6 }, lifetime = { 0.25, 0.6 }, damping = 2,
+  colors = { { 1, 1, 0.6, 1 }, { 0.5, 1, 0.3, 0.8 }, { 0.1, 0.6, 0.1, 0 } }, sizes = { 0.35, 0.05 },
+  blend = "additive", maxParticles = 2000, seed = 7,
+}))
 local function burst(at)
+  sparksObject.position.x, sparksObject.position.y = at.x, at.y
+  sparks:emit(40)
   for i = 0, 3 do
     local piece = scene:spawn("debris", { x = at.x + (i % 2 - 0.5) * 0.3, y = at.y + (i // 2 - 0.5) * 0.3, z = 0 })
     piece:getComponent(tycho.RigidBody2D):setVelocity({ x = (i % 2 * 2 - 1) * (1.5 + i * 0.5), y = 4 + i })
@@ -147,6 +161,13 @@ local game = gameObject:addComponent(Game)
 local ship = scene:add(tycho.GameObject.new({ name = "ship", tags = { "player" }, position = { x = 0, y = SHIP_Y, z = 0 } }))
 ship:addComponent(tycho.Sprite.new({ texture = textures.ship }))
 ship:addComponent(Ship, game)
+-- The engine's flame, from below the ship: additive, rising no higher than the hull.
+local exhaust = tycho.GameObject.new({ name = "exhaust", position = { x = 0, y = -0.45, z = 0 } })
+ship:addChild(exhaust)
+exhaust:addComponent(tycho.ParticleSystem.new({
+  dimensions = 2, rate = 60, direction = { 0, -1, 0 }, spread = 0.5, speed = { 1.5, 2.5 }, lifetime = 0.3,
+  colors = { { 1, 0.85, 0.4, 0.9 }, { 1, 0.3, 0.1, 0 } }, sizes = { 0.3, 0.08 }, blend = "additive", seed = 3,
+}))
 
 -- Hits: every bullet against every enemy once per tick (a few dozen of each at most); an
 -- enemy on the ship, or past its line, costs a life.

@@ -4,5 +4,8 @@ require("tycho.errors") -- before any scene raises: the default report of caught
 require("tycho.component")
 require("tycho.prefab")
 require("tycho.render")
+require("tycho.particles") -- after tycho.render: it adds tycho.features.Particles
+require("tycho.animation") -- SpriteAnimation drives tycho.Sprite
+require("tycho.tween")
 require("tycho.audio")
 require("tycho.physics")

@@ -351,10 +351,8 @@ tycho.color = {
   toSrgb = convert("toSrgb", linearToSrgb),
 }
 
-local function pushSprite(s)
-  if not s.slot then return end
-  local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
-  R.itemSet(s.slot, "tint", srgbToLinear(r), srgbToLinear(g), srgbToLinear(b), a)
+-- The uv rect alone: what an animation changes every few ticks (tycho.SpriteAnimation).
+local function pushRect(s)
   local rect = s.rect
   local tw, th = 1, 1
   if s.texture then tw, th = s.texture.width, s.texture.height end
@@ -365,6 +363,13 @@ local function pushSprite(s)
   else
     R.itemSet(s.slot, "rect", 0, 0, 1, 1)
   end
+end
+
+local function pushSprite(s)
+  if not s.slot then return end
+  local r, g, b, a = R.readColor(s.color or { 1, 1, 1, 1 }, 4)
+  R.itemSet(s.slot, "tint", srgbToLinear(r), srgbToLinear(g), srgbToLinear(b), a)
+  pushRect(s)
   R.itemSet(s.slot, "material", spriteMaterial(s.texture, s.nearest, s.wrap))
   R.itemSet(s.slot, "enabled", s.enabled)
 end
@@ -381,12 +386,13 @@ local function checkTexture(v)
   return v
 end
 
+local RECT_KEYS = { "x", "y", "w", "h" } -- one table, not one a check: animations set rects often
 local function checkRect(v)
   if v ~= nil then
     local ok = type(v) == "table"
     if ok then
-      for i, k in ipairs({ "x", "y", "w", "h" }) do
-        if type(v[i] or v[k]) ~= "number" then ok = false end
+      for i = 1, 4 do
+        if type(v[i] or v[RECT_KEYS[i]]) ~= "number" then ok = false end
       end
     end
     if not ok then error("Sprite.rect must be {x, y, w, h} in pixels", 3) end
@@ -414,7 +420,10 @@ end
 ---@field enabled boolean
 local Sprite = nativeClass("Sprite", {
   texture = spriteField("texture", checkTexture),
-  rect = spriteField("rect", checkRect),
+  rect = function(_, s, value)
+    s.rect = checkRect(value)
+    if s.slot then pushRect(s) end
+  end,
   color = spriteField("color", checkColor),
   nearest = spriteField("nearest", toBool),
   wrap = spriteField("wrap", checkWrap),

@@ -63,14 +63,14 @@ local function frameWith(preset)
 end
 
 describe("tycho.presets feature lists", function()
-  it("forward: Shadow, Sky, ForwardLit, Tonemap by default", function()
-    assert.same({ "Shadow", "Sky", "ForwardLit", "Tonemap" }, featureNames(presets.forward()))
+  it("forward: Shadow, Sky, ForwardLit, Particles, Tonemap by default", function()
+    assert.same({ "Shadow", "Sky", "ForwardLit", "Particles", "Tonemap" }, featureNames(presets.forward()))
   end)
 
   it("forward: options add and remove features in their places", function()
-    assert.same({ "Sky", "ForwardLit", "TAA", "DoF", "Bloom", "Tonemap" },
+    assert.same({ "Sky", "ForwardLit", "Particles", "TAA", "DoF", "Bloom", "Tonemap" },
       featureNames(presets.forward({ shadow = false, taa = true, dof = {}, bloom = { threshold = 2 } })))
-    assert.same({ "Shadow", "ForwardLit", "Tonemap" }, featureNames(presets.forward({ sky = { kind = "none" } })))
+    assert.same({ "Shadow", "ForwardLit", "Particles", "Tonemap" }, featureNames(presets.forward({ sky = { kind = "none" } })))
     local p = presets.forward({ exposure = 2, aces = false, shadow = { cascades = 2, size = 1024 } })
     local tonemap = p.features[#p.features]
     assert.equals(2, tonemap.options.exposure)
@@ -91,25 +91,25 @@ describe("tycho.presets feature lists", function()
 
   it("forwardPlus: ForwardPlus before ForwardLit{forwardPlus}", function()
     local p = presets.forwardPlus({ bloom = true })
-    assert.same({ "Shadow", "Sky", "ForwardPlus", "ForwardLit", "Bloom", "Tonemap" }, featureNames(p))
+    assert.same({ "Shadow", "Sky", "ForwardPlus", "ForwardLit", "Particles", "Bloom", "Tonemap" }, featureNames(p))
     assert.is_true(p.features[4].options.forwardPlus)
   end)
 
   it("deferred: ao = true means SSAO, as taa/dof/bloom = true mean their defaults", function()
-    assert.same({ "Geometry", "AO", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Tonemap" },
+    assert.same({ "Geometry", "AO", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Particles", "Tonemap" },
       featureNames(presets.deferred({ shadow = false, ao = true })))
     assert.has_error(function() presets.deferred({ ao = "hbao" }) end)
   end)
 
-  it("deferred: Geometry, AO?, DeferredLighting, Sky, PointSpotLight?, ForwardOverlay?, post, Tonemap", function()
-    assert.same({ "Shadow", "Geometry", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Tonemap" },
+  it("deferred: Geometry, AO?, DeferredLighting, Sky, PointSpotLight?, ForwardOverlay?, Particles, post, Tonemap", function()
+    assert.same({ "Shadow", "Geometry", "DeferredLighting", "Sky", "PointSpotLight", "ForwardOverlay", "Particles", "Tonemap" },
       featureNames(presets.deferred()))
-    assert.same({ "Geometry", "AO", "DeferredLighting", "Sky", "TAA", "Tonemap" },
+    assert.same({ "Geometry", "AO", "DeferredLighting", "Sky", "Particles", "TAA", "Tonemap" },
       featureNames(presets.deferred({ shadow = false, ao = "ssao", transparent = false, pointSpotLights = false,
         taa = true })))
     local plus = presets.deferred({ overlayLighting = "forward+" })
     assert.same({ "Shadow", "Geometry", "DeferredLighting", "Sky", "PointSpotLight", "ForwardPlus", "ForwardOverlay",
-      "Tonemap" }, featureNames(plus))
+      "Particles", "Tonemap" }, featureNames(plus))
     assert.is_true(plus.features[7].options.forwardPlus)
   end)
 

@@ -66,6 +66,29 @@ local sprites = {
   },
 }
 
+-- The enemy's two flying frames side by side (tycho.spriteSheet cuts them 16 x 16): the
+-- enemy above, then the same with its legs and antennae flapped.
+local flap = {
+  "...G........G...",
+  "....G......G....",
+  "....GGGGGGGG....",
+  "...GGDGGGGDGG...",
+  "..GGGWDGGDWGGG..",
+  "..GGGGGGGGGGGG..",
+  ".GGGGGGGGGGGGGG.",
+  "G..GGGGGGGGGG..G",
+  "G..GG......GG..G",
+  "...G........G...",
+  "...GG......GG...",
+  "....GG....GG....",
+  "................",
+  "................",
+  "................",
+  "................",
+}
+sprites.enemy_sheet = {}
+for i, row in ipairs(sprites.enemy) do sprites.enemy_sheet[i] = row .. flap[i] end
+
 local function u32(n)
   return string.char((n >> 24) & 255, (n >> 16) & 255, (n >> 8) & 255, n & 255)
 end

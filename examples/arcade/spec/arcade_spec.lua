@@ -58,6 +58,18 @@ describe("examples/arcade", function()
     assert.is_true(enemies[1].position.y < 6.5)
     assert.equals(0, #scene:findByTag("bullet")) -- nothing fired without input
     assert.equals(0, gameOf(engine).shots)
+    -- Enemies flap: their animation shows its two frames in turn on their Sprite.
+    local anim = enemies[1]:getComponent(tycho.SpriteAnimation)
+    assert.equals("fly", anim.clip)
+    local frames = {}
+    for _ = 1, 30 do
+      step(engine, 1)
+      frames[anim.frame] = enemies[1]:getComponent(tycho.Sprite).rect[1]
+    end
+    assert.same({ 0, 16 }, frames)
+    -- The ship's engine keeps a flame of about rate * lifetime particles alive.
+    local flame = scene:findOneByTag("player").children[1]:getComponent(tycho.ParticleSystem)
+    assert.is_true(flame:getCount() >= 15 and flame:getCount() <= 19, tostring(flame:getCount()))
   end)
 
   it("moves the ship with the arrow keys and keeps it on the field", function()
@@ -114,6 +126,12 @@ describe("examples/arcade", function()
       if math.abs(d:getComponent(tycho.RigidBody2D).velocity.y) > 0.1 then moved = true end
     end
     assert.truthy(moved, "the debris does not move")
+    -- And into sparks, 40 a hit, that fade within 0.6 s.
+    local sparks
+    for _, go in ipairs(scene.roots) do
+      if go.name == "sparks" then sparks = go:getComponent(tycho.ParticleSystem) end
+    end
+    assert.equals(40 * game.kills, sparks:getEmitted())
     step(engine, 120)
     key("keyup", "space")
     step(engine, 120)

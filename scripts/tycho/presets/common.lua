@@ -69,9 +69,10 @@ function M.sky(list, opts)
   })
 end
 
----TAA?, DoF?, Bloom?, then Tonemap (exposure, aces, tonemap: "auto" leaves an orthographic
+---Particles, TAA?, DoF?, Bloom?, then Tonemap (exposure, aces, tonemap: "auto" leaves an orthographic
 ---camera's frame untonemapped, so 2D colours reach the screen as given).
 function M.post(list, opts)
+  list[#list + 1] = features.Particles() -- the ParticleSystems, over the lit scene
   if on(opts.taa) then list[#list + 1] = features.TAA(on(opts.taa)) end
   if on(opts.dof) then list[#list + 1] = features.DoF(on(opts.dof)) end
   if on(opts.bloom) then list[#list + 1] = features.Bloom(on(opts.bloom)) end
