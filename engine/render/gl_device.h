@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "glsl.h"  /* Required for: ty_glsl_include */
 #include "graph.h" /* Required for: rg_format (texture formats), rg_backend */
 
 typedef struct ty_gl_device ty_gl_device;
@@ -232,11 +233,8 @@ typedef struct ty_gl_shader_source {
   const char *path;   /* the name messages use, e.g. "shaders/sky.frag"; NULL: "<vertex>", ... */
 } ty_gl_shader_source;
 
-/* `#include "name"` (or <name>) resolves here first. */
-typedef struct ty_gl_include {
-  const char *name;
-  const char *source;
-} ty_gl_include;
+/* `#include "name"` (or <name>) resolves here first (see glsl.h). */
+typedef ty_glsl_include ty_gl_include;
 
 typedef struct ty_gl_program_desc {
   ty_gl_shader_source vertex, fragment; /* a raster program: vertex, fragment optional (depth only) */
