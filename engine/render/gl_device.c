@@ -117,6 +117,16 @@ typedef struct vertex_array_slot {
   ty_gl_buffer buffers[TY_GL_MAX_VERTEX_BINDINGS + 1]; /* the vertex buffers, then the index buffer */
 } vertex_array_slot;
 
+/* The fixed-function state the device last set; each field is one GL setting, so a
+ * change to one issues only its call. */
+typedef struct gl_state {
+  bool depth_test, depth_write, blend, cull, offset, scissor;
+  GLenum depth_func, cull_face;
+  ty_gl_blend blend_mode;
+  float offset_factor, offset_units;
+  GLint viewport[4], scissor_rect[4];
+} gl_state;
+
 struct ty_gl_device {
   pool buffers, textures, samplers, framebuffers, programs, vertex_arrays;
   buffer_slot *buffer_slots;
@@ -133,6 +143,9 @@ struct ty_gl_device {
   bool anisotropy;
   GLint max_texture_size, max_3d_size, max_layers, max_samples, binding_align;
   GLfloat max_anisotropy;
+  gl_state state;   /* what GL holds, as the last apply left it */
+  bool state_known; /* false: the next apply issues every call */
+  uint64_t pipeline_applies, state_calls;
 };
 
 /* ---- status and messages ---- */
@@ -272,6 +285,7 @@ ty_gl_device *ty_gl_create(const ty_gl_device_desc *desc) {
   if (dev->anisotropy) glGetFloatv(GL_MAX_TEXTURE_MAX_ANISOTROPY_EXT, &dev->max_anisotropy);
   glCreateVertexArrays(1, &dev->empty_vertex_array);
   label(GL_VERTEX_ARRAY, dev->empty_vertex_array, "tycho empty vertex array");
+  ty_gl_reset_state(dev);
   return dev;
 }
 
@@ -312,7 +326,8 @@ void ty_gl_destroy(ty_gl_device *dev) {
 
 ty_gl_stats ty_gl_get_stats(const ty_gl_device *dev) {
   return (ty_gl_stats){dev->buffers.live,      dev->textures.live, dev->samplers.live,
-                       dev->framebuffers.live, dev->programs.live, dev->vertex_arrays.live};
+                       dev->framebuffers.live, dev->programs.live, dev->vertex_arrays.live,
+                       dev->pipeline_applies,  dev->state_calls};
 }
 
 /* ---- buffers ---- */
@@ -887,7 +902,7 @@ ty_gl_status ty_gl_bind_framebuffer(ty_gl_device *dev, ty_gl_framebuffer fb) {
   framebuffer_slot *f = get_framebuffer(dev, fb, "ty_gl_bind_framebuffer");
   if (!f) return dev->status;
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, f->name);
-  glViewport(0, 0, (GLsizei)f->width, (GLsizei)f->height);
+  ty_gl_set_viewport(dev, 0, 0, (int)f->width, (int)f->height);
   return ok(dev);
 }
 
@@ -1268,6 +1283,156 @@ void ty_gl_dispatch(ty_gl_device *dev, uint32_t x, uint32_t y, uint32_t z) {
 }
 
 /* ---- names ---- */
+
+void ty_gl_draw_indexed_indirect(ty_gl_device *dev, ty_gl_primitive prim, size_t offset, uint32_t draw_count,
+                                 uint32_t stride) {
+  (void)dev;
+  glMultiDrawElementsIndirect(primitive(prim), GL_UNSIGNED_INT, (const void *)(uintptr_t)offset, (GLsizei)draw_count,
+                              (GLsizei)stride);
+}
+
+ty_gl_status ty_gl_bind_image(ty_gl_device *dev, uint32_t unit, ty_gl_texture tex, uint32_t level, ty_gl_access access,
+                              rg_format format) {
+  static const char fn[] = "ty_gl_bind_image";
+  static const GLenum accesses[] = {GL_READ_ONLY, GL_WRITE_ONLY, GL_READ_WRITE};
+  if ((unsigned)access > TY_GL_ACCESS_READ_WRITE || !format_ok(format) || formats[format].depth)
+    return fail(dev, TY_GL_ERROR_INVALID, "%s: access %d or format %d cannot bind as an image", fn, (int)access,
+                (int)format);
+  GLuint name = 0;
+  if (tex.id) {
+    texture_slot *t = get_texture(dev, tex, fn);
+    if (!t) return dev->status;
+    name = t->name;
+  }
+  glBindImageTexture(unit, name, (GLint)level, GL_FALSE, 0, accesses[access], formats[format].internal);
+  return ok(dev);
+}
+
+void ty_gl_barrier(ty_gl_device *dev, uint32_t bits) {
+  (void)dev;
+  GLbitfield b = 0;
+  if (bits & TY_GL_BARRIER_TEXTURE_FETCH) b |= GL_TEXTURE_FETCH_BARRIER_BIT;
+  if (bits & TY_GL_BARRIER_IMAGE_ACCESS) b |= GL_SHADER_IMAGE_ACCESS_BARRIER_BIT;
+  if (b) glMemoryBarrier(b);
+}
+
+void ty_gl_finish(ty_gl_device *dev) {
+  (void)dev;
+  glFinish();
+}
+
+/* ---- uniforms ---- */
+
+ty_gl_status ty_gl_set_uniform(ty_gl_device *dev, ty_gl_program prog, int location, ty_gl_uniform_type type,
+                               uint32_t count, const void *data) {
+  static const char fn[] = "ty_gl_set_uniform";
+  program_slot *p = get_program(dev, prog, fn);
+  if (!p) return dev->status;
+  if (location < 0 || count == 0) return ok(dev);
+  TY_ASSERT(data);
+  GLuint name = p->name;
+  GLsizei n = (GLsizei)count;
+  switch (type) {
+  case TY_GL_UNIFORM_INT: glProgramUniform1iv(name, location, n, data); break;
+  case TY_GL_UNIFORM_UINT: glProgramUniform1uiv(name, location, n, data); break;
+  case TY_GL_UNIFORM_VEC2: glProgramUniform2fv(name, location, n, data); break;
+  case TY_GL_UNIFORM_VEC4: glProgramUniform4fv(name, location, n, data); break;
+  case TY_GL_UNIFORM_MAT4: glProgramUniformMatrix4fv(name, location, n, GL_FALSE, data); break;
+  default: return fail(dev, TY_GL_ERROR_INVALID, "%s: type %d is not a ty_gl_uniform_type", fn, (int)type);
+  }
+  return ok(dev);
+}
+
+/* ---- pipeline state ---- */
+
+/* Each setter compares with what GL holds and calls GL only on a change. */
+static bool state_differs(ty_gl_device *dev, bool same) {
+  if (same && dev->state_known) return false;
+  dev->state_calls++;
+  return true;
+}
+
+static void set_enabled(ty_gl_device *dev, GLenum cap, bool *held, bool want) {
+  if (!state_differs(dev, *held == want)) return;
+  if (want) glEnable(cap);
+  else glDisable(cap);
+  *held = want;
+}
+
+void ty_gl_reset_state(ty_gl_device *dev) {
+  dev->state_known = false;
+  dev->state.viewport[2] = dev->state.scissor_rect[2] = -1; /* matches no rectangle asked for */
+}
+
+void ty_gl_apply_pipeline(ty_gl_device *dev, const ty_gl_pipeline_desc *desc) {
+  static const ty_gl_pipeline_desc plain = {0};
+  static const GLenum funcs[] = {GL_LESS, GL_LEQUAL, GL_EQUAL, GL_ALWAYS};
+  const ty_gl_pipeline_desc *d = desc ? desc : &plain;
+  gl_state *g = &dev->state;
+  dev->pipeline_applies++;
+  if (!dev->state_known) {
+    /* Settings no descriptor changes: set once per reset. */
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glBlendEquation(GL_FUNC_ADD);
+    dev->state_calls += 2;
+  }
+  bool depth_on = d->depth != TY_GL_DEPTH_OFF && (unsigned)d->depth < TY_GL_DEPTH_OFF;
+  set_enabled(dev, GL_DEPTH_TEST, &g->depth_test, depth_on);
+  if (depth_on && state_differs(dev, g->depth_func == funcs[d->depth])) {
+    g->depth_func = funcs[d->depth];
+    glDepthFunc(g->depth_func);
+  }
+  bool write = depth_on && !d->no_depth_write;
+  if (state_differs(dev, g->depth_write == write)) {
+    g->depth_write = write;
+    glDepthMask(write ? GL_TRUE : GL_FALSE);
+  }
+  bool blend_on = d->blend != TY_GL_BLEND_NONE && (unsigned)d->blend <= TY_GL_BLEND_PREMULTIPLIED;
+  set_enabled(dev, GL_BLEND, &g->blend, blend_on);
+  if (blend_on && state_differs(dev, g->blend_mode == d->blend)) {
+    g->blend_mode = d->blend;
+    switch (d->blend) {
+    case TY_GL_BLEND_ALPHA: glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA); break;
+    case TY_GL_BLEND_ADDITIVE: glBlendFunc(GL_ONE, GL_ONE); break;
+    default: glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA); break;
+    }
+  }
+  bool cull_on = d->cull != TY_GL_CULL_NONE;
+  set_enabled(dev, GL_CULL_FACE, &g->cull, cull_on);
+  GLenum face = d->cull == TY_GL_CULL_FRONT ? GL_FRONT : GL_BACK;
+  if (cull_on && state_differs(dev, g->cull_face == face)) {
+    g->cull_face = face;
+    glCullFace(face);
+  }
+  bool offset_on = d->depth_bias != 0.0f || d->depth_bias_slope != 0.0f;
+  set_enabled(dev, GL_POLYGON_OFFSET_FILL, &g->offset, offset_on);
+  if (offset_on &&
+      state_differs(dev, g->offset_factor == d->depth_bias_slope && g->offset_units == d->depth_bias)) {
+    g->offset_factor = d->depth_bias_slope;
+    g->offset_units = d->depth_bias;
+    glPolygonOffset(d->depth_bias_slope, d->depth_bias);
+  }
+  set_enabled(dev, GL_SCISSOR_TEST, &g->scissor, false); /* a pass turns it on after its apply */
+  dev->state_known = true;
+}
+
+void ty_gl_set_viewport(ty_gl_device *dev, int x, int y, int width, int height) {
+  GLint *v = dev->state.viewport;
+  if (dev->state_known && v[0] == x && v[1] == y && v[2] == width && v[3] == height) return;
+  v[0] = x, v[1] = y, v[2] = width, v[3] = height;
+  glViewport(x, y, (GLsizei)width, (GLsizei)height);
+  dev->state_calls++;
+}
+
+void ty_gl_set_scissor(ty_gl_device *dev, const int rect[4]) {
+  set_enabled(dev, GL_SCISSOR_TEST, &dev->state.scissor, rect != NULL);
+  if (!rect) return;
+  GLint *r = dev->state.scissor_rect;
+  if (dev->state_known && r[0] == rect[0] && r[1] == rect[1] && r[2] == rect[2] && r[3] == rect[3]) return;
+  memcpy(r, rect, sizeof dev->state.scissor_rect);
+  glScissor(rect[0], rect[1], (GLsizei)rect[2], (GLsizei)rect[3]);
+  dev->state_calls++;
+}
 
 uint32_t ty_gl_buffer_name(ty_gl_device *dev, ty_gl_buffer buf) {
   buffer_slot *b = get_buffer(dev, buf, "ty_gl_buffer_name");

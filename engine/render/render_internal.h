@@ -142,18 +142,9 @@ void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list,
  * array and whatever program is in use. */
 void ty_render_fullscreen(ty_renderer *R);
 
-/* Fixed-function state for a pass: zeroed is depth test and write on (LESS), no blend,
- * back faces culled. */
-typedef enum ty_render_depth { TY_DEPTH_LESS = 0, TY_DEPTH_LEQUAL, TY_DEPTH_EQUAL, TY_DEPTH_ALWAYS, TY_DEPTH_OFF } ty_render_depth;
-typedef enum ty_render_blend { TY_BLEND_NONE = 0, TY_BLEND_ALPHA, TY_BLEND_ADDITIVE, TY_BLEND_PREMULTIPLIED } ty_render_blend;
-typedef enum ty_render_cull { TY_CULL_BACK = 0, TY_CULL_NONE, TY_CULL_FRONT } ty_render_cull;
-typedef struct ty_render_state_desc {
-  ty_render_depth depth;
-  bool no_depth_write;
-  ty_render_blend blend;
-  ty_render_cull cull;
-} ty_render_state_desc;
-void ty_render_set_state(ty_renderer *R, const ty_render_state_desc *s);
+/* Fixed-function state for a pass (the device's descriptor, applied through its cache):
+ * NULL or zeroed is depth test and write on (LESS), no blend, back faces culled. */
+void ty_render_set_state(ty_renderer *R, const ty_gl_pipeline_desc *s);
 
 /* The last frame times noted (ty_render_note_frame_time), oldest first, into out (up to
  * max); returns how many. */

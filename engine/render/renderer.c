@@ -20,10 +20,6 @@
 #include "../platform/platform.h"
 #include "camera.h" /* Required for: ty_camera_planes */
 
-#if TYCHO_WITH_GL
-#include <epoxy/gl.h> /* Required for: multi-draw indirect, fixed-function state, uniforms */
-#endif
-
 #define RING_FRAMES 3
 #define FB_IDLE_FRAMES 4
 #define FRAME_TIME_HISTORY 120
@@ -309,13 +305,13 @@ void ty_render_destroy(ty_renderer *R) {
 ty_gl_device *ty_render_device(const ty_renderer *R) { return R->dev; }
 
 /* rg_execute's hooks: note each pass that runs and, when timing, how long it took. The
- * GPU runs ahead of the CPU, so a timed pass waits for the work before it (glFinish) and
+ * GPU runs ahead of the CPU, so a timed pass waits for the work before it (ty_gl_finish) and
  * for its own: exact per pass, at the price of the overlap. */
 static void pass_begin(void *user, const rg_pass_context *ctx) {
   ty_renderer *R = user;
   (void)ctx;
 #if TYCHO_WITH_GL
-  if ((R->pass_timing || R->overlay) && R->dev) glFinish();
+  if ((R->pass_timing || R->overlay) && R->dev) ty_gl_finish(R->dev);
 #endif
   R->pass_start = ty_now();
 }
@@ -328,7 +324,7 @@ static void pass_end(void *user, const rg_pass_context *ctx) {
   t->ms = -1.0f;
 #if TYCHO_WITH_GL
   if ((R->pass_timing || R->overlay) && R->dev) {
-    glFinish();
+    ty_gl_finish(R->dev);
     t->ms = (float)((ty_now() - R->pass_start) * 1000.0);
   }
 #endif
@@ -1038,39 +1034,8 @@ void ty_render_bind_frame(ty_renderer *R, const ty_frame *F) {
   if (R->light_ssbo.id) ty_gl_bind_buffer(R->dev, TY_GL_TARGET_STORAGE, 2, R->light_ssbo, 0, 0);
 }
 
-void ty_render_set_state(ty_renderer *R, const ty_render_state_desc *s) {
-  (void)R;
-  static const ty_render_state_desc zero = {0};
-  if (!s) s = &zero;
-  if (s->depth == TY_DEPTH_OFF) {
-    glDisable(GL_DEPTH_TEST);
-  } else {
-    static const GLenum funcs[] = {GL_LESS, GL_LEQUAL, GL_EQUAL, GL_ALWAYS};
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(funcs[s->depth]);
-  }
-  glDepthMask(s->no_depth_write || s->depth == TY_DEPTH_OFF ? GL_FALSE : GL_TRUE);
-  switch (s->blend) {
-  case TY_BLEND_NONE: glDisable(GL_BLEND); break;
-  case TY_BLEND_ALPHA:
-    glEnable(GL_BLEND);
-    glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    break;
-  case TY_BLEND_ADDITIVE:
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_ONE, GL_ONE);
-    break;
-  case TY_BLEND_PREMULTIPLIED:
-    glEnable(GL_BLEND);
-    glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-    break;
-  }
-  if (s->cull == TY_CULL_NONE) {
-    glDisable(GL_CULL_FACE);
-  } else {
-    glEnable(GL_CULL_FACE);
-    glCullFace(s->cull == TY_CULL_FRONT ? GL_FRONT : GL_BACK);
-  }
+void ty_render_set_state(ty_renderer *R, const ty_gl_pipeline_desc *s) {
+  if (R->dev) ty_gl_apply_pipeline(R->dev, s);
 }
 
 void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list, ty_program *prog) {
@@ -1084,20 +1049,18 @@ void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list,
   ty_gl_bind_vertex_array(dev, va);
   ty_render_bind_frame(R, F);
   if (R->draw_mode == TY_DRAW_MULTI_INDIRECT) ty_gl_bind_buffer(dev, TY_GL_TARGET_INDIRECT, 0, R->cmd_ring, 0, 0);
-  GLuint pname = ty_gl_program_name(dev, prog->gl);
   ty_render_stats *st = &R->stats;
   for (uint32_t r = 0; r < l->run_count; r++) {
     const ty_bucket_run *run = &l->runs[r];
     uint32_t mat = run->material < R->material_count ? run->material : TY_RENDER_MATERIAL_DEFAULT;
-    if (prog->has_material) glProgramUniform1ui(pname, TY_LOC_MATERIAL, mat);
+    if (prog->has_material) ty_gl_set_uniform(dev, prog->gl, TY_LOC_MATERIAL, TY_GL_UNIFORM_UINT, 1, &mat);
     const ty_material *m = &R->materials[mat];
     ty_render_sampler smp = m->nearest ? (m->clamp ? TY_SAMPLER_NEAREST_CLAMP : TY_SAMPLER_NEAREST_REPEAT)
                                        : (m->clamp ? TY_SAMPLER_LINEAR_CLAMP_MIP : TY_SAMPLER_LINEAR_REPEAT_MIP);
     ty_gl_bind_texture(dev, TY_UNIT_BASE_COLOR, ty_render_texture_gl(R, m->texture), ty_render_sampler_get(R, smp));
     if (R->draw_mode == TY_DRAW_MULTI_INDIRECT) {
       size_t off = R->cmd_offset + (size_t)(R->cmd_list_first[list] + run->first_batch) * sizeof(ty_bucket_command);
-      glMultiDrawElementsIndirect(GL_TRIANGLES, GL_UNSIGNED_INT, (const void *)(uintptr_t)off,
-                                  (GLsizei)run->batch_count, (GLsizei)sizeof(ty_bucket_command));
+      ty_gl_draw_indexed_indirect(dev, TY_GL_TRIANGLES, off, run->batch_count, sizeof(ty_bucket_command));
       st->draw_calls++;
       st->draws += run->batch_count;
     }
@@ -1141,7 +1104,7 @@ ty_gl_framebuffer ty_render_target(ty_renderer *R, const ty_render_target_desc *
   if (!R->dev) return none;
   if ((desc->color_count == 0 || (desc->color_count == 1 && desc->colors[0] == 0)) && desc->depth == 0) {
     ty_gl_bind_framebuffer(R->dev, none);
-    glViewport(0, 0, (GLsizei)R->frame.width, (GLsizei)R->frame.height);
+    ty_gl_set_viewport(R->dev, 0, 0, (int)R->frame.width, (int)R->frame.height);
     return none;
   }
   ty_render_target_desc key = {0};
@@ -1196,7 +1159,7 @@ static void upload_frame_data(ty_renderer *R) { (void)R; }
 static bool upload_meshes(ty_renderer *R) { (void)R; return false; }
 static void evict_targets(ty_renderer *R) { (void)R; }
 void ty_render_bind_frame(ty_renderer *R, const ty_frame *F) { (void)R, (void)F; }
-void ty_render_set_state(ty_renderer *R, const ty_render_state_desc *s) { (void)R, (void)s; }
+void ty_render_set_state(ty_renderer *R, const ty_gl_pipeline_desc *s) { (void)R, (void)s; }
 void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind l, ty_program *p) { (void)R, (void)F, (void)l, (void)p; }
 void ty_render_fullscreen(ty_renderer *R) { (void)R; }
 ty_gl_framebuffer ty_render_target(ty_renderer *R, const ty_render_target_desc *d) { (void)R, (void)d; return (ty_gl_framebuffer){0}; }
@@ -1686,17 +1649,16 @@ static void fullscreen_execute(ty_renderer *R, ty_frame *F, const rg_pass_contex
   if (!p->prog || !p->prog->gl.id) return;
   uint32_t target = rg_context_texture(ctx, p->write);
   ty_render_target(R, &(ty_render_target_desc){.colors = {target}, .color_count = 1});
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(R->dev, p->prog->gl);
-  GLuint name = ty_gl_program_name(R->dev, p->prog->gl);
   ty_render_bind_frame(R, F);
   for (uint32_t i = 0; i < p->read_count; i++) {
     ty_gl_bind_texture(R->dev, i, (ty_gl_texture){rg_context_texture(ctx, p->reads[i])},
                        ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP));
   }
   for (uint32_t i = 0; i < p->read_count; i++)
-    if (p->locations[i] >= 0) glProgramUniform1i(name, p->locations[i], (GLint)i);
-  if (p->params_location >= 0) glProgramUniform4fv(name, p->params_location, 4, p->params);
+    ty_gl_set_uniform(R->dev, p->prog->gl, p->locations[i], TY_GL_UNIFORM_INT, 1, &(int){(int)i});
+  ty_gl_set_uniform(R->dev, p->prog->gl, p->params_location, TY_GL_UNIFORM_VEC4, 4, p->params);
   ty_render_fullscreen(R);
 #else
   (void)R, (void)F, (void)ctx, (void)data;
@@ -1727,11 +1689,10 @@ bool ty_render_add_fullscreen(ty_renderer *R, ty_frame *F, const ty_fullscreen_d
   }
 #if TYCHO_WITH_GL
   if (R->dev && prog->gl.id) {
-    GLuint pn = ty_gl_program_name(R->dev, prog->gl);
     for (uint32_t i = 0; i < desc->read_count; i++)
-      if (desc->read_names[i]) p.locations[i] = glGetUniformLocation(pn, desc->read_names[i]);
-    p.params_location = glGetUniformLocation(pn, "params");
-    if (p.params_location < 0) p.params_location = glGetUniformLocation(pn, "params[0]");
+      if (desc->read_names[i]) p.locations[i] = ty_gl_uniform_location(R->dev, prog->gl, desc->read_names[i]);
+    p.params_location = ty_gl_uniform_location(R->dev, prog->gl, "params");
+    if (p.params_location < 0) p.params_location = ty_gl_uniform_location(R->dev, prog->gl, "params[0]");
   }
 #endif
   rg_resource write = desc->write;
@@ -1782,12 +1743,12 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
     upload_meshes(R);
     upload_frame_data(R);
     R->pass_time_count = 0;
+    ty_gl_reset_state(R->dev); /* GL state may have changed since the last frame */
     rg_execute(R->graph);
     /* Leave the context as the window expects it: default framebuffer, plain state. */
     ty_gl_bind_framebuffer(R->dev, (ty_gl_framebuffer){0});
-    glViewport(0, 0, (GLsizei)R->frame.width, (GLsizei)R->frame.height);
-    glDisable(GL_BLEND);
-    glDepthMask(GL_TRUE);
+    ty_gl_set_viewport(R->dev, 0, 0, (int)R->frame.width, (int)R->frame.height);
+    ty_gl_apply_pipeline(R->dev, NULL);
     if (R->inst_ring.id) ty_gl_ring_next_frame(R->dev, R->inst_ring);
     if (R->cmd_ring.id) ty_gl_ring_next_frame(R->dev, R->cmd_ring);
     evict_targets(R);
