@@ -1063,13 +1063,9 @@ static int r_begin_frame(lua_State *L) {
   return 1;
 }
 
-static const char *const FEATURE_NAMES[TY_FEATURE_COUNT + 1] = {
-    "Shadow", "Sky",   "ForwardLit", "Geometry", "AO",    "DeferredLighting", "PointSpotLight",
-    "ForwardOverlay", "ForwardPlus", "TAA", "Bloom", "DoF", "Tonemap", "DebugOverlay", NULL};
-
 static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
   ty_feature_opts *o = &f->opts;
-  const char *what = FEATURE_NAMES[f->kind];
+  const char *what = ty_feature_name(f->kind);
   switch (f->kind) {
   case TY_FEATURE_SHADOW:
     o->shadow.cascades = (uint32_t)opt_number(L, idx, "cascades", 0, what);
@@ -1162,7 +1158,9 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
 
 /* _render.featureOptions(kindName, opts) -> FeatureOptions: parsed once, used every frame. */
 static int r_feature_options(lua_State *L) {
-  int kind = luaL_checkoption(L, 1, NULL, FEATURE_NAMES);
+  ty_feature_kind kind;
+  if (!ty_feature_find(luaL_checkstring(L, 1), &kind))
+    return luaL_argerror(L, 1, lua_pushfstring(L, "invalid option '%s'", lua_tostring(L, 1)));
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   else {
     lua_settop(L, 1);
@@ -1170,7 +1168,7 @@ static int r_feature_options(lua_State *L) {
   }
   lfeature *f = lua_newuserdatauv(L, sizeof *f, 1);
   memset(f, 0, sizeof *f);
-  f->kind = (ty_feature_kind)kind;
+  f->kind = kind;
   luaL_setmetatable(L, TY_FEATURE_OPTS);
   parse_feature_opts(L, 2, f);
   if (f->kind == TY_FEATURE_OVERLAY && lua_getfield(L, 2, "text") == LUA_TSTRING) {

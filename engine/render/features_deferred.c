@@ -12,6 +12,8 @@
  *
  * Declaring needs no device: headless frames get the same passes, which never execute.
  * Pass code runs only during end_frame with a device, so every GL call lives there. */
+#include "features_deferred.h"
+
 #include <math.h>
 #include <string.h>
 

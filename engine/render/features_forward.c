@@ -11,6 +11,8 @@
  *
  * Declaring needs no device (headless frames get the same passes, never executed); a
  * program is asked for only with a device, where a missing one refuses the feature. */
+#include "features_forward.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -371,7 +373,7 @@ static struct {
 } overlay;
 #endif
 
-void ty_features_forward_release(ty_renderer *R) {
+void ty_feature_overlay_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);
   if (dev && overlay.dev == dev) {

@@ -12,6 +12,8 @@
  *
  * Passes that sample hdr render into a fresh "hdr" transient (reading and writing one
  * texture in a draw is undefined). Declaring needs no device. */
+#include "features_post.h"
+
 #include <math.h>
 #include <string.h>
 

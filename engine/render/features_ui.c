@@ -2,6 +2,7 @@
  * (rectangles, stb_easy_font text) drawn by one pass over the backbuffer after Tonemap,
  * in runs of the same texture. HUDs and menus are built from it (examples/crafty). */
 #include "ui.h"
+#include "features_ui.h"
 
 #include <math.h>
 #include <stddef.h>

@@ -1,6 +1,6 @@
-/* engine/render/render_internal.h: the renderer's private face, shared by the C files
- * that implement built-in features (features_forward.c, features_deferred.c,
- * features_post.c). Nothing outside engine/render/ includes it.
+/* engine/render/render_internal.h: the services the renderer offers its
+ * features (features_*.c include it; the renderer never includes them back:
+ * feature_table.h is how it knows them). Nothing outside engine/render/ includes it.
  *
  * What a feature file gets from here:
  *  - the renderer's state it needs (the device, the frame block, samplers, options);
@@ -186,29 +186,5 @@ void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, flo
 
 /* Shadow cascade matrices: set by the Shadow feature; read by features that want them. */
 uint32_t ty_render_cascades(const ty_renderer *R);
-
-/* ---- the features implemented outside features_forward.c -------------------------- */
-/* Each declares its passes on F->graph, updates F's resources and returns true, or sets
- * ty_render_error and returns false having declared nothing. */
-bool ty_feature_geometry(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_ao(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_deferred_lighting(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_point_spot_light(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_plus(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_taa(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_bloom(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_dof(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-
-/* features_forward.c */
-bool ty_feature_shadow(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_sky(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_lit(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-/* Frees what features_forward.c keeps on the device (overlay buffers); called on detach. */
-void ty_features_forward_release(ty_renderer *R);
-/* features_ui.c: frees the UI layer's GPU objects when the device goes. */
-void ty_features_ui_release(ty_renderer *R);
 
 #endif

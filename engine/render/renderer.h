@@ -262,7 +262,9 @@ typedef struct ty_feature_opts {
   struct { const char *text; ty_overlay_corner corner; } overlay; /* extra lines (may be NULL), where */
 } ty_feature_opts;
 
-const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ... */
+const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ..., "DebugOverlay"; "?" */
+/* The kind named name (ty_feature_name's spelling); false for no built-in feature. */
+bool ty_feature_find(const char *name, ty_feature_kind *kind);
 /* Declares kind's passes on F->graph and updates F's resources. False (nothing declared,
  * ty_render_error says why) when a resource it needs is missing or its program never
  * compiled; a feature whose reloaded shader fails keeps its last good program. */
