@@ -532,7 +532,7 @@ static int material_tostring(lua_State *L) {
 static ty_render_item *check_item(lua_State *L, lrender *lr, int idx) {
   lua_Integer slot = luaL_checkinteger(L, idx);
   ty_render_item *it = slot >= 0 && slot <= UINT32_MAX ? ty_render_item_at(lr->R, (uint32_t)slot) : NULL;
-  if (!it) luaL_error(L, "render item %d is not live", (int)slot);
+  if (!it) luaL_error(L, "render item %I is not live", slot);
   return it;
 }
 
@@ -571,7 +571,7 @@ static int r_item_set(lua_State *L) {
 static ty_light *check_light(lua_State *L, lrender *lr, int idx) {
   lua_Integer slot = luaL_checkinteger(L, idx);
   ty_light *l = slot >= 0 && slot <= UINT32_MAX ? ty_render_light_at(lr->R, (uint32_t)slot) : NULL;
-  if (!l) luaL_error(L, "light %d is not live", (int)slot);
+  if (!l) luaL_error(L, "light %I is not live", slot);
   return l;
 }
 
