@@ -209,7 +209,11 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
     ty_render_upload_frame_data(R);
     R->pass_time_count = 0;
     ty_gl_reset_state(R->dev); /* GL state may have changed since the last frame */
+    ty_gl_stats before = ty_gl_get_stats(R->dev);
     rg_execute(R->graph);
+    ty_gl_stats after = ty_gl_get_stats(R->dev);
+    R->stats.pipeline_applies = (uint32_t)(after.pipeline_applies - before.pipeline_applies);
+    R->stats.state_calls = (uint32_t)(after.state_calls - before.state_calls);
     /* Leave the context as the window expects it: default framebuffer, plain state. */
     ty_gl_bind_framebuffer(R->dev, (ty_gl_framebuffer){0});
     ty_gl_set_viewport(R->dev, 0, 0, (int)R->frame.width, (int)R->frame.height);

@@ -309,6 +309,9 @@ typedef struct ty_render_stats {
   uint32_t instances;    /* instances drawn, all passes */
   uint64_t triangles;    /* all passes */
   uint32_t passes, culled_passes;
+  /* Fixed-function state this frame: descriptors the passes applied, and the GL calls
+   * that took (the device skips what GL already holds). */
+  uint32_t pipeline_applies, state_calls;
   double cpu_ms;         /* begin_frame to end_frame, CPU */
   double bucket_ms;      /* gather, bucket and instance upload, CPU */
 } ty_render_stats;
