@@ -436,3 +436,21 @@ describe("scene:findCamera", function()
     a:update(0)
   end)
 end)
+
+describe("tycho.features", function()
+  it("has a constructor for each built-in feature, named as the renderer names it", function()
+    local count = 0
+    for key, ctor in pairs(tycho.features) do
+      local feature = ctor()
+      assert.equals(key, feature.name)
+      assert.is_true(feature.builtin)
+      count = count + 1
+    end
+    assert.equals(14, count)
+  end)
+
+  it("refuses a feature name the renderer does not know", function()
+    assert.has_error(function() tycho._render.featureOptions("NoSuchFeature") end,
+      "bad argument #1 to 'featureOptions' (invalid option 'NoSuchFeature')")
+  end)
+end)
