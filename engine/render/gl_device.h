@@ -1,5 +1,6 @@
 /* engine/render/gl_device.h: the GL 4.5 device layer: buffers, textures, samplers,
- * framebuffers, shader programs and vertex arrays, made with direct state access.
+ * framebuffers, shader programs and vertex arrays, made with direct state access, and the
+ * pipeline state, uniforms and draws that use them. The only GL caller of the renderer.
  *
  * Descriptors in, handles out (sokol_gfx's shape): a zeroed descriptor field means its
  * default; every resource is a small handle that indexes a generation-checked pool, so
@@ -397,8 +398,8 @@ void ty_gl_reset_state(ty_gl_device *dev);
 void ty_gl_set_viewport(ty_gl_device *dev, int x, int y, int width, int height);
 void ty_gl_set_scissor(ty_gl_device *dev, const int rect[4]);
 
-/* The GL object names behind handles, for passes that call GL directly; 0 (and the
- * status set) for a bad handle. */
+/* The GL object names behind handles, for tests and GL debuggers (the renderer itself
+ * calls no GL outside the device); 0 (and the status set) for a bad handle. */
 uint32_t ty_gl_buffer_name(ty_gl_device *dev, ty_gl_buffer buf);
 uint32_t ty_gl_texture_name(ty_gl_device *dev, ty_gl_texture tex);
 uint32_t ty_gl_sampler_name(ty_gl_device *dev, ty_gl_sampler smp);

@@ -8,7 +8,9 @@
  *    resolved there, that keep their last good build when a reload fails;
  *  - C passes whose user data lives in per-frame memory (reset by begin_frame);
  *  - pass-local framebuffers cached by their attachments' texture handles;
- *  - drawing a bucket list with the shared vertex array, instance buffer and materials.
+ *  - drawing a bucket list with the shared vertex array, instance buffer and materials;
+ *  - pipeline state as the device's descriptor (ty_render_set_state). A feature calls
+ *    the device (gl_device.h) for the rest, never GL.
  *
  * GPU conventions (shaders/common/frame.glsl mirrors them):
  *  - uniform block binding 0: the Frame block (ty_frame_block below, std140);
