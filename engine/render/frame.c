@@ -137,6 +137,8 @@ const ty_render_pass_time *ty_render_pass_times(const ty_renderer *R, uint32_t *
 }
 
 
+ty_frame *ty_render_frame_current(ty_renderer *R) { return R->frame_open ? &R->frame : NULL; }
+
 ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
   TY_ASSERT(desc);
   double t0 = ty_now();

@@ -115,8 +115,6 @@ bool ty_render_update_mesh(ty_renderer *R, uint32_t mesh, const ty_mesh_data *m)
   return true;
 }
 
-ty_frame *ty_render_frame_current(ty_renderer *R) { return R->frame_open ? &R->frame : NULL; }
-
 void ty_render_mesh_storage(const ty_renderer *R, uint32_t *vertices, uint32_t *indices) {
   if (vertices) *vertices = R->vertex_count;
   if (indices) *indices = R->index_count;
