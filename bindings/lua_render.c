@@ -1168,7 +1168,7 @@ static int r_feature_options(lua_State *L) {
   }
   lfeature *f = lua_newuserdatauv(L, sizeof *f, 1);
   memset(f, 0, sizeof *f);
-  f->kind = kind;
+  f->kind = (ty_feature_kind)kind;
   luaL_setmetatable(L, TY_FEATURE_OPTS);
   parse_feature_opts(L, 2, f);
   if (f->kind == TY_FEATURE_OVERLAY && lua_getfield(L, 2, "text") == LUA_TSTRING) {

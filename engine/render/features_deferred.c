@@ -11,7 +11,7 @@
  *    per 16x16 px tile into "lightGrid" for ForwardLit.
  *
  * Declaring needs no device: headless frames get the same passes, which never execute.
- * Pass code runs only during end_frame with a device, so every GL call lives there. */
+ * Pass code runs only during end_frame with a device, so every device call lives there. */
 #include "features_deferred.h"
 
 #include <math.h>

@@ -1,7 +1,7 @@
 /* engine/render/render_core.h: the renderer's own private header: the ty_renderer
  * struct and what its files (renderer.c, registry.c, items.c, assets.c, shader_cache.c,
- * gather.c, submit.c, frame.c, fullscreen.c, feature_table.c) share. Features never
- * include it: what they may use is render_internal.h.
+ * gather.c, submit.c, frame.c, fullscreen.c) share. Features never include it: what they
+ * may use is render_internal.h.
  *
  * The files, by idea: renderer.c creates, attaches and destroys; registry.c holds meshes,
  * textures and materials; items.c items and lights on generation-checked pools; assets.c

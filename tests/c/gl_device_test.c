@@ -411,6 +411,16 @@ static void test_vertex_array_and_indexed_draw(void) {
   uint8_t px[8 * 8 * 4];
   ty_gl_read_pixels(dev, t.fb, 0, 0, 0, 8, 8, px);
   CHECK(all_pixels(px, 64, (const uint8_t[]){0, 0, 255, 255}));
+  /* The same quad as two indirect commands (one triangle each), read stride bytes apart
+   * from an offset into the indirect buffer. */
+  const uint32_t cmds[] = {0, 0, 0, 0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 3, 1, 3, 0, 0, 0, 0};
+  ty_gl_buffer ind = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = sizeof cmds, .data = cmds});
+  ty_gl_clear_color(dev, t.fb, 0, (const float[]){0, 0, 0, 0});
+  CHECK_STATUS(ty_gl_bind_buffer(dev, TY_GL_TARGET_INDIRECT, 0, ind, 0, 0), TY_GL_OK);
+  ty_gl_draw_indexed_indirect(dev, TY_GL_TRIANGLES, 7 * sizeof(uint32_t), 2, 7 * sizeof(uint32_t));
+  ty_gl_read_pixels(dev, t.fb, 0, 0, 0, 8, 8, px);
+  CHECK(all_pixels(px, 64, (const uint8_t[]){0, 0, 255, 255}));
+  ty_gl_destroy_buffer(dev, ind);
   /* Missing buffers are refused up front. */
   CHECK_EQ_INT(ty_gl_make_vertex_array(dev, &(ty_gl_vertex_array_desc){.attrs = {{.format = TY_GL_VERTEX_FLOAT2, .binding = 1}},
                                                                         .bindings = {{.buffer = vb}}}).id, 0);
@@ -821,6 +831,30 @@ static void test_set_uniform(void) {
   CHECK(strstr(ty_gl_error(dev), "ty_gl_set_uniform") != NULL);
 }
 
+/* A texture bound as an image for compute stores; formats an image cannot take and stale
+ * handles are refused. */
+static void test_bind_image(void) {
+  ty_gl_texture tex = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = 4, .height = 4, .format = RG_FORMAT_R32UI});
+  ty_gl_texture depth = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = 4, .height = 4, .format = RG_FORMAT_DEPTH32F});
+  CHECK(tex.id && depth.id);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_OK);
+  GLint name = 0, access = 0;
+  glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &name);
+  glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, 0, &access);
+  CHECK_EQ_INT(name, (GLint)ty_gl_texture_name(dev, tex));
+  CHECK_EQ_INT(access, GL_WRITE_ONLY);
+  ty_gl_barrier(dev, TY_GL_BARRIER_TEXTURE_FETCH | TY_GL_BARRIER_IMAGE_ACCESS);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, (ty_gl_texture){0}, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_OK);
+  glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &name);
+  CHECK_EQ_INT(name, 0);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, depth, 0, TY_GL_ACCESS_READ, RG_FORMAT_DEPTH32F), TY_GL_ERROR_INVALID);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, (ty_gl_access)7, RG_FORMAT_R32UI), TY_GL_ERROR_INVALID);
+  ty_gl_destroy_texture(dev, tex);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_ERROR_BAD_HANDLE);
+  ty_gl_destroy_texture(dev, depth);
+  CHECK_NO_GL_ERROR();
+}
+
 int main(void) {
   /* GL without a display: SDL's offscreen driver makes an EGL context (llvmpipe in CI). */
   setenv("SDL_VIDEODRIVER", "offscreen", 1);
@@ -849,6 +883,7 @@ int main(void) {
   RUN(test_stale_handles_are_refused);
   RUN(test_pipeline_state_is_applied_and_cached);
   RUN(test_set_uniform);
+  RUN(test_bind_image);
   RUN(test_graph_backend_creates_and_destroys_textures);
   RUN(test_window_read_pixels_and_screenshot);
   RUN(test_png_round_trip);
