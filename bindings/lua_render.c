@@ -532,7 +532,7 @@ static int material_tostring(lua_State *L) {
 static ty_render_item *check_item(lua_State *L, lrender *lr, int idx) {
   lua_Integer slot = luaL_checkinteger(L, idx);
   ty_render_item *it = slot >= 0 && slot <= UINT32_MAX ? ty_render_item_at(lr->R, (uint32_t)slot) : NULL;
-  if (!it) luaL_error(L, "render item %d is not live", (int)slot);
+  if (!it) luaL_error(L, "render item %I is not live", slot);
   return it;
 }
 
@@ -571,7 +571,7 @@ static int r_item_set(lua_State *L) {
 static ty_light *check_light(lua_State *L, lrender *lr, int idx) {
   lua_Integer slot = luaL_checkinteger(L, idx);
   ty_light *l = slot >= 0 && slot <= UINT32_MAX ? ty_render_light_at(lr->R, (uint32_t)slot) : NULL;
-  if (!l) luaL_error(L, "light %d is not live", (int)slot);
+  if (!l) luaL_error(L, "light %I is not live", slot);
   return l;
 }
 
@@ -1063,13 +1063,9 @@ static int r_begin_frame(lua_State *L) {
   return 1;
 }
 
-static const char *const FEATURE_NAMES[TY_FEATURE_COUNT + 1] = {
-    "Shadow", "Sky",   "ForwardLit", "Geometry", "AO",    "DeferredLighting", "PointSpotLight",
-    "ForwardOverlay", "ForwardPlus", "TAA", "Bloom", "DoF", "Tonemap", "DebugOverlay", NULL};
-
 static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
   ty_feature_opts *o = &f->opts;
-  const char *what = FEATURE_NAMES[f->kind];
+  const char *what = ty_feature_name(f->kind);
   switch (f->kind) {
   case TY_FEATURE_SHADOW:
     o->shadow.cascades = (uint32_t)opt_number(L, idx, "cascades", 0, what);
@@ -1162,7 +1158,9 @@ static void parse_feature_opts(lua_State *L, int idx, lfeature *f) {
 
 /* _render.featureOptions(kindName, opts) -> FeatureOptions: parsed once, used every frame. */
 static int r_feature_options(lua_State *L) {
-  int kind = luaL_checkoption(L, 1, NULL, FEATURE_NAMES);
+  ty_feature_kind kind;
+  if (!ty_feature_find(luaL_checkstring(L, 1), &kind))
+    return luaL_argerror(L, 1, lua_pushfstring(L, "invalid option '%s'", lua_tostring(L, 1)));
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
   else {
     lua_settop(L, 1);

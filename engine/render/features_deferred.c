@@ -11,22 +11,18 @@
  *    per 16x16 px tile into "lightGrid" for ForwardLit.
  *
  * Declaring needs no device: headless frames get the same passes, which never execute.
- * Pass code runs only during end_frame with a device, so every GL call lives there. */
+ * Pass code runs only during end_frame with a device, so every device call lives there. */
+#include "features_deferred.h"
+
 #include <math.h>
 #include <string.h>
 
 #include "render_internal.h"
 
-#if TYCHO_WITH_GL
-#include <epoxy/gl.h>
-#endif
-
 /* ---- shared by the passes below ------------------------------------------------------ */
 
 /* Texture units of the gbuffer inputs (1..3 are free for a pass's inputs, 8.. too). */
 enum { UNIT_ALBEDO = 1, UNIT_NORMAL = 2, UNIT_MATERIAL = 3, UNIT_DEPTH = 8, UNIT_INPUT = 9 };
-
-typedef enum blend_mode { BLEND_NONE = 0, BLEND_ADD, BLEND_ALPHA } blend_mode;
 
 /* Where a missing input is reported; the message says which feature to add. */
 static bool need(ty_renderer *R, bool ok, const char *feature, const char *resource, const char *hint) {
@@ -48,32 +44,6 @@ static ty_gl_texture tex_of(const rg_pass_context *ctx, rg_resource r) {
   return (ty_gl_texture){r.id ? rg_context_texture(ctx, r) : 0};
 }
 
-/* Fixed-function state a pass needs; every pass sets all of it, so none leaks between. */
-static void set_state(bool depth_test, GLenum depth_func, bool depth_write, blend_mode blend, bool cull) {
-  if (depth_test) {
-    glEnable(GL_DEPTH_TEST);
-    glDepthFunc(depth_func);
-  } else {
-    glDisable(GL_DEPTH_TEST);
-  }
-  glDepthMask(depth_write ? GL_TRUE : GL_FALSE);
-  if (blend == BLEND_NONE) {
-    glDisable(GL_BLEND);
-  } else {
-    glEnable(GL_BLEND);
-    glBlendEquation(GL_FUNC_ADD);
-    if (blend == BLEND_ADD) glBlendFunc(GL_ONE, GL_ONE);
-    else glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA);
-  }
-  if (cull) {
-    glEnable(GL_CULL_FACE);
-    glCullFace(GL_BACK);
-  } else {
-    glDisable(GL_CULL_FACE);
-  }
-  glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
-}
-
 /* Uses prog, binds the Frame block and sets its `params` (vec4[4]) when it has them. */
 static bool use(ty_renderer *R, const ty_frame *F, ty_program *prog, const float params[16]) {
   ty_gl_device *dev = ty_render_device(R);
@@ -81,7 +51,7 @@ static bool use(ty_renderer *R, const ty_frame *F, ty_program *prog, const float
   ty_render_bind_frame(R, F);
   if (params) {
     int loc = ty_gl_uniform_location(dev, prog->gl, "params");
-    if (loc >= 0) glProgramUniform4fv(ty_gl_program_name(dev, prog->gl), loc, 4, params);
+    ty_gl_set_uniform(dev, prog->gl, loc, TY_GL_UNIFORM_VEC4, 4, params);
   }
   return true;
 }
@@ -118,7 +88,7 @@ static void run_geometry(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   ty_gl_framebuffer fb = ty_render_target(R, &td);
   if (!fb.id) return;
   static const float zero[4] = {0, 0, 0, 0};
-  set_state(true, GL_LEQUAL, true, BLEND_NONE, true);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL});
   for (uint32_t i = 0; i < 3; i++) ty_gl_clear_color(dev, fb, i, zero);
   if (p->clear_depth) ty_gl_clear_depth_stencil(dev, fb, 1.0f, 0);
   if (!use(R, F, p->prog, NULL)) return;
@@ -168,7 +138,7 @@ static void run_ssao(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, vo
   ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
                                                  .colors = {rg_context_texture(ctx, p->output)}, .color_count = 1});
   if (!fb.id) return;
-  set_state(false, GL_ALWAYS, false, BLEND_NONE, false);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, p->params)) return;
   bind_gbuffer(R, ctx, F);
   bind(R, UNIT_INPUT, tex_of(ctx, p->input), TY_SAMPLER_LINEAR_CLAMP);
@@ -234,7 +204,9 @@ static void run_lighting(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
                                                  .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
   if (!fb.id) return;
   if (p->clear) ty_gl_clear_color(dev, fb, 0, (const float[4]){0, 0, 0, 1});
-  set_state(false, GL_ALWAYS, false, p->additive ? BLEND_ADD : BLEND_NONE, false);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF,
+                                                  .blend = p->additive ? TY_GL_BLEND_ADDITIVE : TY_GL_BLEND_NONE,
+                                                  .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, p->params)) return;
   bind_gbuffer(R, ctx, F);
   bind(R, TY_UNIT_SHADOW, tex_of(ctx, p->shadow_map), TY_SAMPLER_SHADOW);
@@ -321,10 +293,9 @@ static void run_point_spot(ty_renderer *R, ty_frame *F, const rg_pass_context *c
   ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
                                                  .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
   if (!fb.id) return;
-  set_state(false, GL_ALWAYS, false, BLEND_ADD, false);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ADDITIVE, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, NULL)) return;
   bind_gbuffer(R, ctx, F);
-  GLuint name = ty_gl_program_name(dev, p->prog->gl);
   int count_loc = ty_gl_uniform_location(dev, p->prog->gl, "u_count");
   int list_loc = ty_gl_uniform_location(dev, p->prog->gl, "u_lights");
   if (count_loc < 0 || list_loc < 0) return;
@@ -334,16 +305,15 @@ static void run_point_spot(ty_renderer *R, ty_frame *F, const rg_pass_context *c
   int (*rects)[4] = ty_render_frame_alloc(R, (n ? n : 1) * sizeof *rects);
   bool *on = ty_render_frame_alloc(R, n ? n : 1);
   for (uint32_t i = 0; i < n; i++) on[i] = light_rect(vp, lights[i].position_range, F->width, F->height, rects[i]);
-  glEnable(GL_SCISSOR_TEST);
   for (uint32_t ty = 0; ty < F->height; ty += LIGHT_TILE)
     for (uint32_t tx = 0; tx < F->width; tx += LIGHT_TILE) {
       int list[TILE_LIGHTS], k = 0;
       for (uint32_t i = 0; i <= n; i++) {
         bool flush = i == n || k == TILE_LIGHTS;
         if (flush && k > 0) {
-          glScissor((GLint)tx, (GLint)ty, LIGHT_TILE, LIGHT_TILE);
-          glProgramUniform1i(name, count_loc, k);
-          glProgramUniform1iv(name, list_loc, k, list);
+          ty_gl_set_scissor(dev, (const int[4]){(int)tx, (int)ty, LIGHT_TILE, LIGHT_TILE});
+          ty_gl_set_uniform(dev, p->prog->gl, count_loc, TY_GL_UNIFORM_INT, 1, &k);
+          ty_gl_set_uniform(dev, p->prog->gl, list_loc, TY_GL_UNIFORM_INT, (uint32_t)k, list);
           ty_render_fullscreen(R);
           k = 0;
         }
@@ -354,7 +324,7 @@ static void run_point_spot(ty_renderer *R, ty_frame *F, const rg_pass_context *c
           list[k++] = (int)i;
       }
     }
-  glDisable(GL_SCISSOR_TEST);
+  ty_gl_set_scissor(dev, NULL);
 #else
   (void)R, (void)F, (void)ctx, (void)data;
 #endif
@@ -397,13 +367,13 @@ static void run_overlay(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx,
   if (!fb.id) return;
   /* Tested against the opaque depth, never written: transparent surfaces do not hide
    * each other, they are sorted back to front instead. */
-  set_state(true, GL_LEQUAL, false, BLEND_ALPHA, false);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .no_depth_write = true,
+                                                .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, NULL)) return;
   bind(R, TY_UNIT_SHADOW, tex_of(ctx, p->shadow_map), TY_SAMPLER_SHADOW);
   bind(R, TY_UNIT_LIGHT_GRID, tex_of(ctx, p->light_grid), TY_SAMPLER_NEAREST_CLAMP);
   ty_render_draw_list(R, F, TY_BUCKET_LIST_TRANSPARENT, p->prog);
-  glDepthMask(GL_TRUE);
-  glDisable(GL_BLEND);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .cull = TY_GL_CULL_NONE});
 #else
   (void)R, (void)F, (void)ctx, (void)data;
 #endif
@@ -447,7 +417,7 @@ static void run_prepass(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx,
   ty_gl_framebuffer fb =
       ty_render_target(R, &(ty_render_target_desc){.depth = rg_context_texture(ctx, p->depth)});
   if (!fb.id) return;
-  set_state(true, GL_LESS, true, BLEND_NONE, true);
+  ty_render_set_state(R, NULL);
   if (p->clear) ty_gl_clear_depth_stencil(ty_render_device(R), fb, 1.0f, 0);
   if (!use(R, F, p->prog, NULL)) return;
   ty_render_draw_list(R, F, TY_BUCKET_LIST_OPAQUE, p->prog);
@@ -468,13 +438,11 @@ static void run_light_cull(ty_renderer *R, ty_frame *F, const rg_pass_context *c
   ty_gl_device *dev = ty_render_device(R);
   if (!use(R, F, p->prog, NULL)) return;
   bind(R, 1, tex_of(ctx, p->depth), TY_SAMPLER_NEAREST_CLAMP);
-  uint32_t grid = ty_gl_texture_name(dev, tex_of(ctx, p->grid));
-  if (!grid) return;
-  glBindImageTexture(0, grid, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
+  if (ty_gl_bind_image(dev, 0, tex_of(ctx, p->grid), 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI) != TY_GL_OK) return;
   ty_gl_dispatch(dev, p->tiles_x, p->tiles_y, 1);
   /* ForwardLit fetches the grid as a texture next. */
-  glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT);
-  glBindImageTexture(0, 0, 0, GL_FALSE, 0, GL_WRITE_ONLY, GL_R32UI);
+  ty_gl_barrier(dev, TY_GL_BARRIER_TEXTURE_FETCH | TY_GL_BARRIER_IMAGE_ACCESS);
+  ty_gl_bind_image(dev, 0, (ty_gl_texture){0}, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI);
 #else
   (void)R, (void)F, (void)ctx, (void)data;
 #endif

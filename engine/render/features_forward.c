@@ -11,6 +11,8 @@
  *
  * Declaring needs no device (headless frames get the same passes, never executed); a
  * program is asked for only with a device, where a missing one refuses the feature. */
+#include "features_forward.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -19,7 +21,6 @@
 #include "render_internal.h"
 
 #if TYCHO_WITH_GL
-#include <epoxy/gl.h> /* Required for: polygon offset, uniforms */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wshadow"
@@ -64,18 +65,17 @@ static void shadow_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *c
   shadow_pass *p = data;
   uint32_t tex = rg_context_texture(ctx, p->map);
   ty_gl_device *dev = ty_render_device(R);
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_LESS, .cull = TY_CULL_NONE});
-  glEnable(GL_POLYGON_OFFSET_FILL);
-  glPolygonOffset(1.5f, 2.0f); /* slope-scaled bias against acne */
-  GLuint name = p->prog->gl.id ? ty_gl_program_name(dev, p->prog->gl) : 0;
+  /* Slope-scaled depth bias against acne. */
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LESS, .cull = TY_GL_CULL_NONE,
+                                                .depth_bias = 2.0f, .depth_bias_slope = 1.5f});
   for (uint32_t c = 0; c < p->cascades; c++) {
     ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){.depth = tex, .depth_layer = c});
     if (!fb.id) break;
     ty_gl_clear_depth_stencil(dev, fb, 1.0f, 0);
-    if (name) glProgramUniform1i(name, TY_LOC_CASCADE, (GLint)c);
+    if (p->prog->gl.id) ty_gl_set_uniform(dev, p->prog->gl, TY_LOC_CASCADE, TY_GL_UNIFORM_INT, 1, &(int){(int)c});
     ty_render_draw_list(R, F, TY_BUCKET_LIST_SHADOW, p->prog);
   }
-  glDisable(GL_POLYGON_OFFSET_FILL);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LESS, .cull = TY_GL_CULL_NONE});
 #else
   (void)R, (void)F, (void)ctx, (void)data;
 #endif
@@ -198,8 +198,8 @@ static void sky_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx,
     ty_render_set_state(R, NULL); /* depth writes on, so the clear reaches it */
     ty_gl_clear_depth_stencil(dev, fb, 1.0f, 0);
   }
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = p->behind ? TY_DEPTH_LEQUAL : TY_DEPTH_OFF,
-                                                 .no_depth_write = true, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = p->behind ? TY_GL_DEPTH_LEQUAL : TY_GL_DEPTH_OFF,
+                                                 .no_depth_write = true, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
   ty_render_bind_frame(R, F);
   if (p->textured)
@@ -266,10 +266,10 @@ static void lit_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx,
   if (p->grid.id)
     ty_gl_bind_texture(dev, TY_UNIT_LIGHT_GRID, (ty_gl_texture){rg_context_texture(ctx, p->grid)},
                        ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP));
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_LEQUAL});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL});
   ty_render_draw_list(R, F, TY_BUCKET_LIST_OPAQUE, p->prog);
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_LEQUAL, .no_depth_write = true,
-                                                 .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .no_depth_write = true,
+                                                 .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_render_draw_list(R, F, TY_BUCKET_LIST_TRANSPARENT, p->prog);
   ty_render_set_state(R, NULL);
 }
@@ -314,14 +314,14 @@ static void tonemap_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *
   tonemap_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
   ty_render_bind_frame(R, F);
   ty_gl_sampler s = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   ty_gl_bind_texture(dev, 1, (ty_gl_texture){rg_context_texture(ctx, p->hdr)}, s);
   if (p->bloom.id) ty_gl_bind_texture(dev, 2, (ty_gl_texture){rg_context_texture(ctx, p->bloom)}, s);
   else ty_gl_bind_texture(dev, 2, ty_render_texture_gl(R, TY_RENDER_TEXTURE_WHITE), s);
-  glProgramUniform4fv(ty_gl_program_name(dev, p->prog->gl), 0, 1, p->params);
+  ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC4, 1, p->params);
   ty_render_fullscreen(R);
 #else
   (void)R, (void)F, (void)ctx, (void)data;
@@ -373,7 +373,7 @@ static struct {
 } overlay;
 #endif
 
-void ty_features_forward_release(ty_renderer *R) {
+void ty_feature_overlay_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);
   if (dev && overlay.dev == dev) {
@@ -565,9 +565,9 @@ static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *
   if (!overlay.va.id) return;
   ty_gl_update_buffer(dev, overlay.vbo, 0, overlay.cpu, overlay.count * sizeof(overlay_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
-  glProgramUniform2f(ty_gl_program_name(dev, p->prog->gl), 0, (float)F->width, (float)F->height);
+  ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
   ty_gl_bind_vertex_array(dev, overlay.va);
   ty_gl_draw(dev, TY_GL_TRIANGLES, 0, (uint32_t)overlay.count, 1);
   ty_render_stats_mut(R)->draw_calls++;

@@ -12,16 +12,14 @@
  *
  * Passes that sample hdr render into a fresh "hdr" transient (reading and writing one
  * texture in a draw is undefined). Declaring needs no device. */
+#include "features_post.h"
+
 #include <math.h>
 #include <string.h>
 
 #include <cglm/cglm.h>
 
 #include "render_internal.h"
-
-#if TYCHO_WITH_GL
-#include <epoxy/gl.h>
-#endif
 
 enum { UNIT_SRC = 1, UNIT_SRC2 = 2, UNIT_HISTORY = 3, UNIT_DEPTH = 8 };
 
@@ -47,18 +45,13 @@ static void run_post(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, vo
   if (p->out2.id) td.colors[td.color_count++] = rg_context_texture(ctx, p->out2);
   ty_gl_framebuffer fb = ty_render_target(R, &td);
   if (!fb.id || !p->prog || !p->prog->gl.id) return;
-  glDisable(GL_DEPTH_TEST);
-  glDepthMask(GL_FALSE);
-  glDisable(GL_BLEND);
-  glDisable(GL_CULL_FACE);
-  glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   if (ty_gl_use_program(dev, p->prog->gl) != TY_GL_OK) return;
   ty_render_bind_frame(R, F);
-  uint32_t name = ty_gl_program_name(dev, p->prog->gl);
-  int loc = ty_gl_uniform_location(dev, p->prog->gl, "params");
-  if (loc >= 0) glProgramUniform4fv(name, loc, 4, p->params);
-  loc = ty_gl_uniform_location(dev, p->prog->gl, "reproject");
-  if (loc >= 0) glProgramUniformMatrix4fv(name, loc, 1, GL_FALSE, p->matrix);
+  ty_gl_set_uniform(dev, p->prog->gl, ty_gl_uniform_location(dev, p->prog->gl, "params"), TY_GL_UNIFORM_VEC4, 4,
+                    p->params);
+  ty_gl_set_uniform(dev, p->prog->gl, ty_gl_uniform_location(dev, p->prog->gl, "reproject"), TY_GL_UNIFORM_MAT4, 1,
+                    p->matrix);
   ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   const struct { uint32_t unit; rg_resource r; ty_gl_sampler s; } inputs[] = {

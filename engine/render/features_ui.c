@@ -2,6 +2,7 @@
  * (rectangles, stb_easy_font text) drawn by one pass over the backbuffer after Tonemap,
  * in runs of the same texture. HUDs and menus are built from it (examples/crafty). */
 #include "ui.h"
+#include "features_ui.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -9,9 +10,6 @@
 
 #include "render_internal.h"
 
-#if TYCHO_WITH_GL
-#include <epoxy/gl.h>
-#endif
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
 #pragma GCC diagnostic ignored "-Wshadow"
@@ -203,9 +201,9 @@ static void ui_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, 
   if (!ui.va.id) return;
   ty_gl_update_buffer(dev, ui.vbo, 0, p->verts, p->count * sizeof(ui_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
-  glProgramUniform2f(ty_gl_program_name(dev, p->prog->gl), 0, (float)F->width, (float)F->height);
+  ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
   ty_gl_bind_vertex_array(dev, ui.va);
   ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   for (uint32_t i = 0; i < p->run_count; i++) {

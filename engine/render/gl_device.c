@@ -1,7 +1,7 @@
 /* engine/render/gl_device.c: the GL 4.5 device layer: generation-checked pools of GL
  * objects made with direct state access, a persistently mapped ring for per-frame data,
- * a GLSL #include expander whose line map turns driver logs into file:line, and the
- * render graph's texture backend. Built without GL (TYCHO_WITH_GL off), ty_gl_create
+ * shader programs (their sources prepared by glsl.c), pipeline state applied through a
+ * cache, and the render graph's texture backend. Built without GL (TYCHO_WITH_GL off), ty_gl_create
  * fails cleanly and the rest of the file is left out. */
 #include "gl_device.h"
 
@@ -12,7 +12,6 @@
 
 #if TYCHO_WITH_GL
 
-#include <ctype.h>
 #include <errno.h>
 #include <epoxy/gl.h> /* Required for: GL 4.5 entry points (DSA) */
 
@@ -118,6 +117,16 @@ typedef struct vertex_array_slot {
   ty_gl_buffer buffers[TY_GL_MAX_VERTEX_BINDINGS + 1]; /* the vertex buffers, then the index buffer */
 } vertex_array_slot;
 
+/* The fixed-function state the device last set; each field is one GL setting, so a
+ * change to one issues only its call. */
+typedef struct gl_state {
+  bool depth_test, depth_write, blend, cull, offset, scissor;
+  GLenum depth_func, cull_face;
+  ty_gl_blend blend_mode;
+  float offset_factor, offset_units;
+  GLint viewport[4], scissor_rect[4];
+} gl_state;
+
 struct ty_gl_device {
   pool buffers, textures, samplers, framebuffers, programs, vertex_arrays;
   buffer_slot *buffer_slots;
@@ -134,6 +143,9 @@ struct ty_gl_device {
   bool anisotropy;
   GLint max_texture_size, max_3d_size, max_layers, max_samples, binding_align;
   GLfloat max_anisotropy;
+  gl_state state;   /* what GL holds, as the last apply left it */
+  bool state_known; /* false: the next apply issues every call */
+  uint64_t pipeline_applies, state_calls;
 };
 
 /* ---- status and messages ---- */
@@ -273,6 +285,7 @@ ty_gl_device *ty_gl_create(const ty_gl_device_desc *desc) {
   if (dev->anisotropy) glGetFloatv(GL_MAX_TEXTURE_MAX_ANISOTROPY_EXT, &dev->max_anisotropy);
   glCreateVertexArrays(1, &dev->empty_vertex_array);
   label(GL_VERTEX_ARRAY, dev->empty_vertex_array, "tycho empty vertex array");
+  ty_gl_reset_state(dev);
   return dev;
 }
 
@@ -313,7 +326,8 @@ void ty_gl_destroy(ty_gl_device *dev) {
 
 ty_gl_stats ty_gl_get_stats(const ty_gl_device *dev) {
   return (ty_gl_stats){dev->buffers.live,      dev->textures.live, dev->samplers.live,
-                       dev->framebuffers.live, dev->programs.live, dev->vertex_arrays.live};
+                       dev->framebuffers.live, dev->programs.live, dev->vertex_arrays.live,
+                       dev->pipeline_applies,  dev->state_calls};
 }
 
 /* ---- buffers ---- */
@@ -888,7 +902,7 @@ ty_gl_status ty_gl_bind_framebuffer(ty_gl_device *dev, ty_gl_framebuffer fb) {
   framebuffer_slot *f = get_framebuffer(dev, fb, "ty_gl_bind_framebuffer");
   if (!f) return dev->status;
   glBindFramebuffer(GL_DRAW_FRAMEBUFFER, f->name);
-  glViewport(0, 0, (GLsizei)f->width, (GLsizei)f->height);
+  ty_gl_set_viewport(dev, 0, 0, (int)f->width, (int)f->height);
   return ok(dev);
 }
 
@@ -965,281 +979,6 @@ bool ty_gl_framebuffer_size(const ty_gl_device *dev, ty_gl_framebuffer fb, uint3
   return true;
 }
 
-/* ---- shader sources: #include expansion with a line map ----
- * The driver compiles one expanded text with no #line in it, so the line numbers in its
- * log are lines of that text; map[] turns each back into (file, line). */
-
-#define MAX_INCLUDE_DEPTH 16
-
-typedef struct shader_text {
-  char *buf;
-  size_t len, cap;
-  uint32_t *map_file, *map_line;
-  uint32_t lines, map_cap;
-  char **files; /* owned names: [0] the stage's path, then includes and "<defines>" */
-  uint32_t file_count, file_cap;
-} shader_text;
-
-static void st_free(shader_text *st) {
-  TY_FREE(st->buf);
-  TY_FREE(st->map_file);
-  TY_FREE(st->map_line);
-  for (uint32_t i = 0; i < st->file_count; i++) TY_FREE(st->files[i]);
-  TY_FREE(st->files);
-  memset(st, 0, sizeof *st);
-}
-
-static uint32_t st_file(shader_text *st, const char *name) {
-  TY_GROW(st->files, st->file_cap, st->file_count + 1);
-  size_t n = strlen(name) + 1;
-  char *copy = TY_MALLOC(n);
-  TY_ASSERT(copy);
-  memcpy(copy, name, n);
-  st->files[st->file_count] = copy;
-  return st->file_count++;
-}
-
-static void st_emit(shader_text *st, const char *line, size_t n, uint32_t file, uint32_t lineno) {
-  while (st->len + n + 2 > st->cap) {
-    size_t cap = st->cap ? st->cap * 2 : 4096;
-    char *b = TY_REALLOC(st->buf, cap);
-    TY_ASSERT(b);
-    st->buf = b;
-    st->cap = cap;
-  }
-  memcpy(st->buf + st->len, line, n);
-  st->len += n;
-  st->buf[st->len++] = '\n';
-  st->buf[st->len] = '\0';
-  uint32_t cap = st->map_cap;
-  TY_GROW(st->map_file, cap, st->lines + 1);
-  TY_GROW(st->map_line, st->map_cap, st->lines + 1);
-  st->map_file[st->lines] = file;
-  st->map_line[st->lines] = lineno;
-  st->lines++;
-}
-
-/* The next line of *p (without its newline, a trailing \r dropped); false at the end. */
-static bool next_line(const char **p, const char **line, size_t *n) {
-  if (!**p) return false;
-  const char *s = *p, *e = strchr(s, '\n');
-  size_t len = e ? (size_t)(e - s) : strlen(s);
-  *p = e ? e + 1 : s + len;
-  if (len && s[len - 1] == '\r') len--;
-  *line = s;
-  *n = len;
-  return true;
-}
-
-/* For "#name rest": true when the directive is name; *rest points after it. */
-static bool directive(const char *line, size_t n, const char *name, const char **rest) {
-  const char *s = line, *end = line + n;
-  while (s < end && (*s == ' ' || *s == '\t')) s++;
-  if (s == end || *s != '#') return false;
-  s++;
-  while (s < end && (*s == ' ' || *s == '\t')) s++;
-  size_t k = strlen(name);
-  if ((size_t)(end - s) < k || strncmp(s, name, k) != 0) return false;
-  s += k;
-  if (s < end && !(*s == ' ' || *s == '\t' || *s == '"' || *s == '<')) return false;
-  *rest = s;
-  return true;
-}
-
-static char *read_text_file(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t len = 0, cap = 0;
-  for (;;) {
-    if (len + 4096 + 1 > cap) {
-      cap = cap ? cap * 2 : 8192;
-      char *b = TY_REALLOC(buf, cap);
-      TY_ASSERT(b);
-      buf = b;
-    }
-    size_t got = fread(buf + len, 1, cap - len - 1, f);
-    len += got;
-    if (got == 0) break;
-  }
-  bool bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    TY_FREE(buf);
-    return NULL;
-  }
-  buf[len] = '\0';
-  return buf;
-}
-
-typedef struct expand_ctx {
-  ty_gl_device *dev;
-  const ty_gl_program_desc *desc;
-  shader_text *st;
-} expand_ctx;
-
-static bool expand(expand_ctx *x, const char *text, uint32_t file, uint32_t first_line, int depth) {
-  shader_text *st = x->st;
-  const char *p = text, *line, *rest;
-  size_t n;
-  for (uint32_t lineno = first_line; next_line(&p, &line, &n); lineno++) {
-    if (!directive(line, n, "include", &rest)) {
-      st_emit(st, line, n, file, lineno);
-      continue;
-    }
-    const char *end = line + n;
-    while (rest < end && (*rest == ' ' || *rest == '\t')) rest++;
-    char close = rest < end && *rest == '"' ? '"' : rest < end && *rest == '<' ? '>' : 0;
-    const char *name_end = close ? memchr(rest + 1, close, (size_t)(end - rest - 1)) : NULL;
-    if (!name_end || name_end == rest + 1) {
-      fail(x->dev, TY_GL_ERROR_INCLUDE, "%s:%u: #include needs a \"name\" or <name>", st->files[file], lineno);
-      return false;
-    }
-    char name[256];
-    size_t nl = (size_t)(name_end - rest - 1);
-    if (nl >= sizeof name) {
-      fail(x->dev, TY_GL_ERROR_INCLUDE, "%s:%u: include name too long", st->files[file], lineno);
-      return false;
-    }
-    memcpy(name, rest + 1, nl);
-    name[nl] = '\0';
-    st_emit(st, "", 0, file, lineno); /* the directive itself becomes a blank line */
-    bool seen = false;
-    for (uint32_t f = 1; f < st->file_count && !seen; f++) seen = strcmp(st->files[f], name) == 0;
-    if (seen) continue; /* once per stage */
-    if (depth >= MAX_INCLUDE_DEPTH) {
-      fail(x->dev, TY_GL_ERROR_INCLUDE, "%s:%u: includes nest deeper than %d (including '%s')", st->files[file], lineno,
-           MAX_INCLUDE_DEPTH, name);
-      return false;
-    }
-    const char *src = NULL;
-    char *owned = NULL;
-    for (uint32_t k = 0; k < x->desc->include_count && !src; k++)
-      if (x->desc->includes[k].name && strcmp(x->desc->includes[k].name, name) == 0) src = x->desc->includes[k].source;
-    if (!src && x->desc->include_dir) {
-      size_t len = strlen(x->desc->include_dir) + nl + 2;
-      char *path = TY_MALLOC(len);
-      TY_ASSERT(path);
-      snprintf(path, len, "%s/%s", x->desc->include_dir, name);
-      src = owned = read_text_file(path);
-      TY_FREE(path);
-    }
-    if (!src) {
-      fail(x->dev, TY_GL_ERROR_INCLUDE, "%s:%u: cannot find include '%s' (%s)", st->files[file], lineno, name,
-           x->desc->include_dir ? "not in the include table nor the include folder" : "not in the include table");
-      return false;
-    }
-    uint32_t inc = st_file(st, name);
-    bool good = expand(x, src, inc, 1, depth + 1);
-    TY_FREE(owned);
-    if (!good) return false;
-  }
-  return true;
-}
-
-/* Builds the text the driver compiles: the source's lines up to #version (or a generated
- * one), the defines, then the rest with includes expanded. */
-static bool build_source(ty_gl_device *dev, const ty_gl_program_desc *desc, const char *source, const char *path,
-                         shader_text *st) {
-  st_file(st, path);
-  const char *p = source, *line, *rest;
-  size_t n;
-  uint32_t version_line = 0;
-  for (uint32_t k = 1; next_line(&p, &line, &n); k++)
-    if (directive(line, n, "version", &rest)) {
-      version_line = k;
-      break;
-    }
-  const char *body = source;
-  uint32_t body_line = 1;
-  if (version_line) {
-    p = source;
-    for (uint32_t k = 1; k <= version_line && next_line(&p, &line, &n); k++) st_emit(st, line, n, 0, k);
-    body = p;
-    body_line = version_line + 1;
-  } else {
-    uint32_t gen = st_file(st, "<generated>");
-    st_emit(st, "#version 450 core", 17, gen, 1);
-  }
-  if (desc->defines && *desc->defines) {
-    uint32_t def = st_file(st, "<defines>");
-    p = desc->defines;
-    for (uint32_t k = 1; next_line(&p, &line, &n); k++) st_emit(st, line, n, def, k);
-  }
-  expand_ctx x = {dev, desc, st};
-  return expand(&x, body, 0, body_line, 0);
-}
-
-/* Parses a driver location at s: Mesa "0:12(5)", AMD/Intel "0:12:", NVIDIA "0(12)". */
-static size_t parse_location(const char *s, uint32_t *line, uint32_t *col, bool *has_col) {
-  const char *q = s;
-  if (!isdigit((unsigned char)*q)) return 0;
-  while (isdigit((unsigned char)*q)) q++;
-  char *end;
-  if (*q == ':' && isdigit((unsigned char)q[1])) {
-    unsigned long l = strtoul(q + 1, &end, 10);
-    if (*end == '(' && isdigit((unsigned char)end[1])) {
-      char *e2;
-      unsigned long c = strtoul(end + 1, &e2, 10);
-      if (*e2 != ')') return 0;
-      *line = (uint32_t)l, *col = (uint32_t)c, *has_col = true;
-      return (size_t)(e2 + 1 - s);
-    }
-    if (*end != ':') return 0;
-    *line = (uint32_t)l, *has_col = false;
-    return (size_t)(end - s);
-  }
-  if (*q == '(' && isdigit((unsigned char)q[1])) {
-    unsigned long l = strtoul(q + 1, &end, 10);
-    if (*end != ')') return 0;
-    *line = (uint32_t)l, *has_col = false;
-    return (size_t)(end + 1 - s);
-  }
-  return 0;
-}
-
-/* The driver's log with each location rewritten as file:line[:column]. Owned by the caller. */
-static char *map_log(const shader_text *st, const char *log) {
-  size_t cap = strlen(log) * 2 + 256, len = 0;
-  char *out = TY_MALLOC(cap);
-  TY_ASSERT(out);
-  const char *p = log, *line;
-  size_t n;
-  while (next_line(&p, &line, &n)) {
-    if (n == 0) continue;
-    size_t at = n, tok = 0;
-    uint32_t l = 0, c = 0;
-    bool has_col = false;
-    for (size_t i = 0; i < n && i < 24 && !tok; i++)
-      if ((i == 0 || line[i - 1] == ' ') && (tok = parse_location(line + i, &l, &c, &has_col))) at = i;
-    char loc[512] = "";
-    if (tok && l >= 1 && l <= st->lines) {
-      const char *file = st->files[st->map_file[l - 1]];
-      if (has_col) snprintf(loc, sizeof loc, "%s:%u:%u", file, st->map_line[l - 1], c);
-      else snprintf(loc, sizeof loc, "%s:%u", file, st->map_line[l - 1]);
-    } else {
-      at = n, tok = 0;
-    }
-    size_t need = len + n + strlen(loc) + 2;
-    if (need > cap) {
-      cap = need * 2;
-      char *o = TY_REALLOC(out, cap);
-      TY_ASSERT(o);
-      out = o;
-    }
-    memcpy(out + len, line, at);
-    len += at;
-    memcpy(out + len, loc, strlen(loc));
-    len += strlen(loc);
-    memcpy(out + len, line + at + tok, n - at - tok);
-    len += n - at - tok;
-    out[len++] = '\n';
-  }
-  while (len && out[len - 1] == '\n') len--;
-  out[len] = '\0';
-  return out;
-}
-
 static char *info_log(GLuint obj, bool program) {
   GLint n = 0;
   if (program) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &n);
@@ -1260,9 +999,13 @@ static GLuint compile_stage(ty_gl_device *dev, const ty_gl_program_desc *desc, G
   char fallback[32];
   snprintf(fallback, sizeof fallback, "<%s>", stage_name);
   const char *path = src->path && *src->path ? src->path : fallback;
-  shader_text st = {0};
-  if (!build_source(dev, desc, src->source, path, &st)) {
-    st_free(&st);
+  ty_glsl_text st = {0};
+  ty_glsl_desc gd = {.defines = desc->defines, .includes = desc->includes, .include_count = desc->include_count,
+                     .include_dir = desc->include_dir};
+  char err[512];
+  if (!ty_glsl_expand(&gd, src->source, path, &st, err, sizeof err)) {
+    fail(dev, TY_GL_ERROR_INCLUDE, "%s", err);
+    ty_glsl_free(&st);
     return 0;
   }
   GLuint sh = glCreateShader(stage);
@@ -1273,14 +1016,14 @@ static GLuint compile_stage(ty_gl_device *dev, const ty_gl_program_desc *desc, G
   glGetShaderiv(sh, GL_COMPILE_STATUS, &compiled);
   if (!compiled) {
     char *log = info_log(sh, false);
-    char *mapped = map_log(&st, log);
+    char *mapped = ty_glsl_map_log(&st, log);
     fail(dev, TY_GL_ERROR_COMPILE, "%s shader %s did not compile:\n%s", stage_name, path, mapped);
     TY_FREE(mapped);
     TY_FREE(log);
     glDeleteShader(sh);
     sh = 0;
   }
-  st_free(&st);
+  ty_glsl_free(&st);
   return sh;
 }
 
@@ -1540,6 +1283,156 @@ void ty_gl_dispatch(ty_gl_device *dev, uint32_t x, uint32_t y, uint32_t z) {
 }
 
 /* ---- names ---- */
+
+void ty_gl_draw_indexed_indirect(ty_gl_device *dev, ty_gl_primitive prim, size_t offset, uint32_t draw_count,
+                                 uint32_t stride) {
+  (void)dev;
+  glMultiDrawElementsIndirect(primitive(prim), GL_UNSIGNED_INT, (const void *)(uintptr_t)offset, (GLsizei)draw_count,
+                              (GLsizei)stride);
+}
+
+ty_gl_status ty_gl_bind_image(ty_gl_device *dev, uint32_t unit, ty_gl_texture tex, uint32_t level, ty_gl_access access,
+                              rg_format format) {
+  static const char fn[] = "ty_gl_bind_image";
+  static const GLenum accesses[] = {GL_READ_ONLY, GL_WRITE_ONLY, GL_READ_WRITE};
+  if ((unsigned)access > TY_GL_ACCESS_READ_WRITE || !format_ok(format) || formats[format].depth)
+    return fail(dev, TY_GL_ERROR_INVALID, "%s: access %d or format %d cannot bind as an image", fn, (int)access,
+                (int)format);
+  GLuint name = 0;
+  if (tex.id) {
+    texture_slot *t = get_texture(dev, tex, fn);
+    if (!t) return dev->status;
+    name = t->name;
+  }
+  glBindImageTexture(unit, name, (GLint)level, GL_FALSE, 0, accesses[access], formats[format].internal);
+  return ok(dev);
+}
+
+void ty_gl_barrier(ty_gl_device *dev, uint32_t bits) {
+  (void)dev;
+  GLbitfield b = 0;
+  if (bits & TY_GL_BARRIER_TEXTURE_FETCH) b |= GL_TEXTURE_FETCH_BARRIER_BIT;
+  if (bits & TY_GL_BARRIER_IMAGE_ACCESS) b |= GL_SHADER_IMAGE_ACCESS_BARRIER_BIT;
+  if (b) glMemoryBarrier(b);
+}
+
+void ty_gl_finish(ty_gl_device *dev) {
+  (void)dev;
+  glFinish();
+}
+
+/* ---- uniforms ---- */
+
+ty_gl_status ty_gl_set_uniform(ty_gl_device *dev, ty_gl_program prog, int location, ty_gl_uniform_type type,
+                               uint32_t count, const void *data) {
+  static const char fn[] = "ty_gl_set_uniform";
+  program_slot *p = get_program(dev, prog, fn);
+  if (!p) return dev->status;
+  if (location < 0 || count == 0) return ok(dev);
+  TY_ASSERT(data);
+  GLuint name = p->name;
+  GLsizei n = (GLsizei)count;
+  switch (type) {
+  case TY_GL_UNIFORM_INT: glProgramUniform1iv(name, location, n, data); break;
+  case TY_GL_UNIFORM_UINT: glProgramUniform1uiv(name, location, n, data); break;
+  case TY_GL_UNIFORM_VEC2: glProgramUniform2fv(name, location, n, data); break;
+  case TY_GL_UNIFORM_VEC4: glProgramUniform4fv(name, location, n, data); break;
+  case TY_GL_UNIFORM_MAT4: glProgramUniformMatrix4fv(name, location, n, GL_FALSE, data); break;
+  default: return fail(dev, TY_GL_ERROR_INVALID, "%s: type %d is not a ty_gl_uniform_type", fn, (int)type);
+  }
+  return ok(dev);
+}
+
+/* ---- pipeline state ---- */
+
+/* Each setter compares with what GL holds and calls GL only on a change. */
+static bool state_differs(ty_gl_device *dev, bool same) {
+  if (same && dev->state_known) return false;
+  dev->state_calls++;
+  return true;
+}
+
+static void set_enabled(ty_gl_device *dev, GLenum cap, bool *held, bool want) {
+  if (!state_differs(dev, *held == want)) return;
+  if (want) glEnable(cap);
+  else glDisable(cap);
+  *held = want;
+}
+
+void ty_gl_reset_state(ty_gl_device *dev) {
+  dev->state_known = false;
+  dev->state.viewport[2] = dev->state.scissor_rect[2] = -1; /* matches no rectangle asked for */
+}
+
+void ty_gl_apply_pipeline(ty_gl_device *dev, const ty_gl_pipeline_desc *desc) {
+  static const ty_gl_pipeline_desc plain = {0};
+  static const GLenum funcs[] = {GL_LESS, GL_LEQUAL, GL_EQUAL, GL_ALWAYS};
+  const ty_gl_pipeline_desc *d = desc ? desc : &plain;
+  gl_state *g = &dev->state;
+  dev->pipeline_applies++;
+  if (!dev->state_known) {
+    /* Settings no descriptor changes: set once per reset. */
+    glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+    glBlendEquation(GL_FUNC_ADD);
+    dev->state_calls += 2;
+  }
+  bool depth_on = d->depth != TY_GL_DEPTH_OFF && (unsigned)d->depth < TY_GL_DEPTH_OFF;
+  set_enabled(dev, GL_DEPTH_TEST, &g->depth_test, depth_on);
+  if (depth_on && state_differs(dev, g->depth_func == funcs[d->depth])) {
+    g->depth_func = funcs[d->depth];
+    glDepthFunc(g->depth_func);
+  }
+  bool write = depth_on && !d->no_depth_write;
+  if (state_differs(dev, g->depth_write == write)) {
+    g->depth_write = write;
+    glDepthMask(write ? GL_TRUE : GL_FALSE);
+  }
+  bool blend_on = d->blend != TY_GL_BLEND_NONE && (unsigned)d->blend <= TY_GL_BLEND_PREMULTIPLIED;
+  set_enabled(dev, GL_BLEND, &g->blend, blend_on);
+  if (blend_on && state_differs(dev, g->blend_mode == d->blend)) {
+    g->blend_mode = d->blend;
+    switch (d->blend) {
+    case TY_GL_BLEND_ALPHA: glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ONE, GL_ONE_MINUS_SRC_ALPHA); break;
+    case TY_GL_BLEND_ADDITIVE: glBlendFunc(GL_ONE, GL_ONE); break;
+    default: glBlendFunc(GL_ONE, GL_ONE_MINUS_SRC_ALPHA); break;
+    }
+  }
+  bool cull_on = d->cull != TY_GL_CULL_NONE;
+  set_enabled(dev, GL_CULL_FACE, &g->cull, cull_on);
+  GLenum face = d->cull == TY_GL_CULL_FRONT ? GL_FRONT : GL_BACK;
+  if (cull_on && state_differs(dev, g->cull_face == face)) {
+    g->cull_face = face;
+    glCullFace(face);
+  }
+  bool offset_on = d->depth_bias != 0.0f || d->depth_bias_slope != 0.0f;
+  set_enabled(dev, GL_POLYGON_OFFSET_FILL, &g->offset, offset_on);
+  if (offset_on &&
+      state_differs(dev, g->offset_factor == d->depth_bias_slope && g->offset_units == d->depth_bias)) {
+    g->offset_factor = d->depth_bias_slope;
+    g->offset_units = d->depth_bias;
+    glPolygonOffset(d->depth_bias_slope, d->depth_bias);
+  }
+  set_enabled(dev, GL_SCISSOR_TEST, &g->scissor, false); /* a pass turns it on after its apply */
+  dev->state_known = true;
+}
+
+void ty_gl_set_viewport(ty_gl_device *dev, int x, int y, int width, int height) {
+  GLint *v = dev->state.viewport;
+  if (dev->state_known && v[0] == x && v[1] == y && v[2] == width && v[3] == height) return;
+  v[0] = x, v[1] = y, v[2] = width, v[3] = height;
+  glViewport(x, y, (GLsizei)width, (GLsizei)height);
+  dev->state_calls++;
+}
+
+void ty_gl_set_scissor(ty_gl_device *dev, const int rect[4]) {
+  set_enabled(dev, GL_SCISSOR_TEST, &dev->state.scissor, rect != NULL);
+  if (!rect) return;
+  GLint *r = dev->state.scissor_rect;
+  if (dev->state_known && r[0] == rect[0] && r[1] == rect[1] && r[2] == rect[2] && r[3] == rect[3]) return;
+  memcpy(r, rect, sizeof dev->state.scissor_rect);
+  glScissor(rect[0], rect[1], (GLsizei)rect[2], (GLsizei)rect[3]);
+  dev->state_calls++;
+}
 
 uint32_t ty_gl_buffer_name(ty_gl_device *dev, ty_gl_buffer buf) {
   buffer_slot *b = get_buffer(dev, buf, "ty_gl_buffer_name");

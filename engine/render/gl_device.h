@@ -1,5 +1,6 @@
 /* engine/render/gl_device.h: the GL 4.5 device layer: buffers, textures, samplers,
- * framebuffers, shader programs and vertex arrays, made with direct state access.
+ * framebuffers, shader programs and vertex arrays, made with direct state access, and the
+ * pipeline state, uniforms and draws that use them. The only GL caller of the renderer.
  *
  * Descriptors in, handles out (sokol_gfx's shape): a zeroed descriptor field means its
  * default; every resource is a small handle that indexes a generation-checked pool, so
@@ -22,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "glsl.h"  /* Required for: ty_glsl_include */
 #include "graph.h" /* Required for: rg_format (texture formats), rg_backend */
 
 typedef struct ty_gl_device ty_gl_device;
@@ -69,6 +71,9 @@ const char *ty_gl_status_name(ty_gl_status s);        /* "TY_GL_ERROR_COMPILE", 
 
 typedef struct ty_gl_stats {
   uint32_t buffers, textures, samplers, framebuffers, programs, vertex_arrays; /* alive now */
+  /* Since the device was made: pipeline descriptors applied, and the GL state calls they
+   * issued (the cache skips the rest). */
+  uint64_t pipeline_applies, state_calls;
 } ty_gl_stats;
 ty_gl_stats ty_gl_get_stats(const ty_gl_device *dev);
 
@@ -232,11 +237,8 @@ typedef struct ty_gl_shader_source {
   const char *path;   /* the name messages use, e.g. "shaders/sky.frag"; NULL: "<vertex>", ... */
 } ty_gl_shader_source;
 
-/* `#include "name"` (or <name>) resolves here first. */
-typedef struct ty_gl_include {
-  const char *name;
-  const char *source;
-} ty_gl_include;
+/* `#include "name"` (or <name>) resolves here first (see glsl.h). */
+typedef ty_glsl_include ty_gl_include;
 
 typedef struct ty_gl_program_desc {
   ty_gl_shader_source vertex, fragment; /* a raster program: vertex, fragment optional (depth only) */
@@ -336,8 +338,68 @@ void ty_gl_draw_indexed(ty_gl_device *dev, ty_gl_primitive prim, uint32_t first_
                         uint32_t instance_count, int32_t base_vertex, uint32_t base_instance);
 void ty_gl_dispatch(ty_gl_device *dev, uint32_t x, uint32_t y, uint32_t z);
 
-/* The GL object names behind handles, for passes that call GL directly; 0 (and the
- * status set) for a bad handle. */
+/* Indirect indexed draws: draw_count commands (ty_bucket_command's layout: count,
+ * instance count, first index, base vertex, base instance; 32-bit indices) read from the
+ * buffer bound at TY_GL_TARGET_INDIRECT, starting offset bytes in, stride bytes apart. */
+void ty_gl_draw_indexed_indirect(ty_gl_device *dev, ty_gl_primitive prim, size_t offset, uint32_t draw_count,
+                                 uint32_t stride);
+
+/* Binds level `level` of tex to image unit `unit` for compute stores and loads (format:
+ * how the shader sees it, e.g. RG_FORMAT_R32UI); id 0 unbinds the unit. */
+typedef enum ty_gl_access { TY_GL_ACCESS_READ = 0, TY_GL_ACCESS_WRITE, TY_GL_ACCESS_READ_WRITE } ty_gl_access;
+ty_gl_status ty_gl_bind_image(ty_gl_device *dev, uint32_t unit, ty_gl_texture tex, uint32_t level, ty_gl_access access,
+                              rg_format format);
+/* Orders image stores before later reads of what they wrote. */
+enum {
+  TY_GL_BARRIER_TEXTURE_FETCH = 1u << 0, /* sampled as a texture next */
+  TY_GL_BARRIER_IMAGE_ACCESS = 1u << 1,  /* read or written as an image next */
+};
+void ty_gl_barrier(ty_gl_device *dev, uint32_t bits);
+/* Waits until the GPU has run every command issued so far (pass timing). */
+void ty_gl_finish(ty_gl_device *dev);
+
+/* ---- uniforms (default block, set on a program without binding it) ----------------- */
+
+typedef enum ty_gl_uniform_type {
+  TY_GL_UNIFORM_INT = 0, /* int (samplers too), count of them */
+  TY_GL_UNIFORM_UINT,
+  TY_GL_UNIFORM_VEC2,
+  TY_GL_UNIFORM_VEC4,
+  TY_GL_UNIFORM_MAT4,    /* column-major */
+} ty_gl_uniform_type;
+/* Sets count values of type at location (from the shader's layout or
+ * ty_gl_uniform_location); data holds count ints, uints or float vectors. Location -1 is
+ * skipped, as GL does. */
+ty_gl_status ty_gl_set_uniform(ty_gl_device *dev, ty_gl_program prog, int location, ty_gl_uniform_type type,
+                               uint32_t count, const void *data);
+
+/* ---- pipeline state ------------------------------------------------------------------ */
+
+/* Fixed-function state as one descriptor (sokol_gfx's pipeline habit): zeroed is depth
+ * test LESS with writes, no blending, back faces culled, no depth bias. The device keeps
+ * what GL holds and issues only the calls that change it. */
+typedef enum ty_gl_depth { TY_GL_DEPTH_LESS = 0, TY_GL_DEPTH_LEQUAL, TY_GL_DEPTH_EQUAL, TY_GL_DEPTH_ALWAYS, TY_GL_DEPTH_OFF } ty_gl_depth;
+typedef enum ty_gl_blend { TY_GL_BLEND_NONE = 0, TY_GL_BLEND_ALPHA, TY_GL_BLEND_ADDITIVE, TY_GL_BLEND_PREMULTIPLIED } ty_gl_blend;
+typedef enum ty_gl_cull { TY_GL_CULL_BACK = 0, TY_GL_CULL_NONE, TY_GL_CULL_FRONT } ty_gl_cull;
+typedef struct ty_gl_pipeline_desc {
+  ty_gl_depth depth;
+  bool no_depth_write;    /* TY_GL_DEPTH_OFF never writes */
+  ty_gl_blend blend;      /* ALPHA: straight alpha (dst alpha accumulates coverage); ADDITIVE: one + one */
+  ty_gl_cull cull;
+  float depth_bias;       /* polygon offset units; both 0: off */
+  float depth_bias_slope; /* polygon offset factor */
+} ty_gl_pipeline_desc;
+void ty_gl_apply_pipeline(ty_gl_device *dev, const ty_gl_pipeline_desc *desc);
+/* Forgets what GL holds, so the next apply issues every call: for use after code outside
+ * the device touched GL state. */
+void ty_gl_reset_state(ty_gl_device *dev);
+/* The viewport (bind_framebuffer sets it for a made framebuffer) and the scissor test:
+ * rect NULL turns the test off, else {x, y, width, height} in pixels from the bottom-left. */
+void ty_gl_set_viewport(ty_gl_device *dev, int x, int y, int width, int height);
+void ty_gl_set_scissor(ty_gl_device *dev, const int rect[4]);
+
+/* The GL object names behind handles, for tests and GL debuggers (the renderer itself
+ * calls no GL outside the device); 0 (and the status set) for a bad handle. */
 uint32_t ty_gl_buffer_name(ty_gl_device *dev, ty_gl_buffer buf);
 uint32_t ty_gl_texture_name(ty_gl_device *dev, ty_gl_texture tex);
 uint32_t ty_gl_sampler_name(ty_gl_device *dev, ty_gl_sampler smp);

@@ -93,10 +93,10 @@ static void particles_execute(ty_renderer *R, ty_frame *F, const rg_pass_context
   for (uint32_t i = 0; i < p->run_count; i++) {
     const particles_run *run = &p->runs[i];
     bool add = run->blend == TY_PARTICLES_BLEND_ADDITIVE;
-    ty_render_set_state(R, &(ty_render_state_desc){.depth = p->depth.id ? TY_DEPTH_LEQUAL : TY_DEPTH_OFF,
+    ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = p->depth.id ? TY_GL_DEPTH_LEQUAL : TY_GL_DEPTH_OFF,
                                                    .no_depth_write = true,
-                                                   .blend = add ? TY_BLEND_ADDITIVE : TY_BLEND_ALPHA,
-                                                   .cull = TY_CULL_NONE});
+                                                   .blend = add ? TY_GL_BLEND_ADDITIVE : TY_GL_BLEND_ALPHA,
+                                                   .cull = TY_GL_CULL_NONE});
     ty_gl_use_program(dev, (add ? p->additive : p->alpha)->gl);
     ty_gl_bind_texture(dev, 0, ty_render_texture_gl(R, run->texture), smp);
     ty_gl_draw_indexed(dev, TY_GL_TRIANGLES, 0, 6, run->count, 0, run->first);

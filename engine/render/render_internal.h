@@ -1,6 +1,6 @@
-/* engine/render/render_internal.h: the renderer's private face, shared by the C files
- * that implement built-in features (features_forward.c, features_deferred.c,
- * features_post.c). Nothing outside engine/render/ includes it.
+/* engine/render/render_internal.h: the services the renderer offers its
+ * features (features_*.c include it; the renderer never includes them back:
+ * feature_table.h is how it knows them). Nothing outside engine/render/ includes it.
  *
  * What a feature file gets from here:
  *  - the renderer's state it needs (the device, the frame block, samplers, options);
@@ -8,7 +8,9 @@
  *    resolved there, that keep their last good build when a reload fails;
  *  - C passes whose user data lives in per-frame memory (reset by begin_frame);
  *  - pass-local framebuffers cached by their attachments' texture handles;
- *  - drawing a bucket list with the shared vertex array, instance buffer and materials.
+ *  - drawing a bucket list with the shared vertex array, instance buffer and materials;
+ *  - pipeline state as the device's descriptor (ty_render_set_state). A feature calls
+ *    the device (gl_device.h) for the rest, never GL.
  *
  * GPU conventions (shaders/common/frame.glsl mirrors them):
  *  - uniform block binding 0: the Frame block (ty_frame_block below, std140);
@@ -142,18 +144,9 @@ void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list,
  * array and whatever program is in use. */
 void ty_render_fullscreen(ty_renderer *R);
 
-/* Fixed-function state for a pass: zeroed is depth test and write on (LESS), no blend,
- * back faces culled. */
-typedef enum ty_render_depth { TY_DEPTH_LESS = 0, TY_DEPTH_LEQUAL, TY_DEPTH_EQUAL, TY_DEPTH_ALWAYS, TY_DEPTH_OFF } ty_render_depth;
-typedef enum ty_render_blend { TY_BLEND_NONE = 0, TY_BLEND_ALPHA, TY_BLEND_ADDITIVE, TY_BLEND_PREMULTIPLIED } ty_render_blend;
-typedef enum ty_render_cull { TY_CULL_BACK = 0, TY_CULL_NONE, TY_CULL_FRONT } ty_render_cull;
-typedef struct ty_render_state_desc {
-  ty_render_depth depth;
-  bool no_depth_write;
-  ty_render_blend blend;
-  ty_render_cull cull;
-} ty_render_state_desc;
-void ty_render_set_state(ty_renderer *R, const ty_render_state_desc *s);
+/* Fixed-function state for a pass (the device's descriptor, applied through its cache):
+ * NULL or zeroed is depth test and write on (LESS), no blend, back faces culled. */
+void ty_render_set_state(ty_renderer *R, const ty_gl_pipeline_desc *s);
 
 /* The last frame times noted (ty_render_note_frame_time), oldest first, into out (up to
  * max); returns how many. */
@@ -195,29 +188,5 @@ void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, flo
 
 /* Shadow cascade matrices: set by the Shadow feature; read by features that want them. */
 uint32_t ty_render_cascades(const ty_renderer *R);
-
-/* ---- the features implemented outside features_forward.c -------------------------- */
-/* Each declares its passes on F->graph, updates F's resources and returns true, or sets
- * ty_render_error and returns false having declared nothing. */
-bool ty_feature_geometry(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_ao(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_deferred_lighting(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_point_spot_light(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_plus(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_taa(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_bloom(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_dof(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-
-/* features_forward.c */
-bool ty_feature_shadow(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_sky(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_forward_lit(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o);
-/* Frees what features_forward.c keeps on the device (overlay buffers); called on detach. */
-void ty_features_forward_release(ty_renderer *R);
-/* features_ui.c: frees the UI layer's GPU objects when the device goes. */
-void ty_features_ui_release(ty_renderer *R);
 
 #endif

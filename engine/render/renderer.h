@@ -139,13 +139,15 @@ typedef struct ty_render_item {
   float rect[4];      /* per-instance uv rect x, y, w, h; default 0,0,1,1 */
 } ty_render_item;
 
-/* A slot for an item on object, enabled, drawing the placeholder mesh with the default
- * material until set. Slots are reused after ty_render_item_destroy. */
+/* A handle for an item on object, enabled, drawing the placeholder mesh with the default
+ * material until set. Handles are generation-checked (never 0): once destroyed, a handle
+ * finds nothing, even after its slot holds a new item. 0, with ty_render_error set, only
+ * when 4194303 items are alive. */
 uint32_t ty_render_item_create(ty_renderer *R, ty_id object);
-void ty_render_item_destroy(ty_renderer *R, uint32_t slot);
-/* The item behind a live slot, written in place (NULL for a free slot). */
-ty_render_item *ty_render_item_at(ty_renderer *R, uint32_t slot);
-uint32_t ty_render_item_count(const ty_renderer *R); /* live slots */
+void ty_render_item_destroy(ty_renderer *R, uint32_t item); /* a stale handle: nothing happens */
+/* The item behind a live handle, written in place (NULL for 0 or a stale handle). */
+ty_render_item *ty_render_item_at(ty_renderer *R, uint32_t item);
+uint32_t ty_render_item_count(const ty_renderer *R); /* live items */
 
 /* ---- lights ----------------------------------------------------------------------------- */
 
@@ -164,9 +166,10 @@ typedef struct ty_light {
   float direction[3];    /* the way the light travels */
 } ty_light;
 
+/* Lights have generation-checked handles as items do. */
 uint32_t ty_render_light_create(ty_renderer *R, ty_id object, ty_light_type type);
-void ty_render_light_destroy(ty_renderer *R, uint32_t slot);
-ty_light *ty_render_light_at(ty_renderer *R, uint32_t slot); /* NULL for a free slot */
+void ty_render_light_destroy(ty_renderer *R, uint32_t light);
+ty_light *ty_render_light_at(ty_renderer *R, uint32_t light); /* NULL for 0 or a stale handle */
 
 /* ---- a frame ------------------------------------------------------------------------- */
 
@@ -262,7 +265,9 @@ typedef struct ty_feature_opts {
   struct { const char *text; ty_overlay_corner corner; } overlay; /* extra lines (may be NULL), where */
 } ty_feature_opts;
 
-const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ... */
+const char *ty_feature_name(ty_feature_kind kind); /* "Shadow", "ForwardLit", ..., "DebugOverlay"; "?" */
+/* The kind named name (ty_feature_name's spelling); false for no built-in feature. */
+bool ty_feature_find(const char *name, ty_feature_kind *kind);
 /* Declares kind's passes on F->graph and updates F's resources. False (nothing declared,
  * ty_render_error says why) when a resource it needs is missing or its program never
  * compiled; a feature whose reloaded shader fails keeps its last good program. */
@@ -307,6 +312,9 @@ typedef struct ty_render_stats {
   uint32_t instances;    /* instances drawn, all passes */
   uint64_t triangles;    /* all passes */
   uint32_t passes, culled_passes;
+  /* Fixed-function state this frame: descriptors the passes applied, and the GL calls
+   * that took (the device skips what GL already holds). */
+  uint32_t pipeline_applies, state_calls;
   double cpu_ms;         /* begin_frame to end_frame, CPU */
   double bucket_ms;      /* gather, bucket and instance upload, CPU */
 } ty_render_stats;

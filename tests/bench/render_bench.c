@@ -248,9 +248,10 @@ static submit_result run_submit(bench_scene *s, ty_draw_mode mode, int frames) {
 }
 
 static void print_submit(const char *name, const submit_result *r) {
-  printf("  %-15s %8.3f ms submit %8.3f ms drawn  %5u GL draw calls  %12.0f objects/s submitted  %12.0f drawn\n",
+  printf("  %-15s %8.3f ms submit %8.3f ms drawn  %5u GL draw calls  %12.0f objects/s submitted  %12.0f drawn"
+         "  %u GL state calls for %u pipeline applies\n",
          name, r->cpu_ms, r->total_ms, r->stats.draw_calls, r->stats.instances / (r->cpu_ms * 1e-3),
-         r->stats.instances / (r->total_ms * 1e-3));
+         r->stats.instances / (r->total_ms * 1e-3), r->stats.state_calls, r->stats.pipeline_applies);
 }
 
 static int run_gl(int frames) {

@@ -411,6 +411,16 @@ static void test_vertex_array_and_indexed_draw(void) {
   uint8_t px[8 * 8 * 4];
   ty_gl_read_pixels(dev, t.fb, 0, 0, 0, 8, 8, px);
   CHECK(all_pixels(px, 64, (const uint8_t[]){0, 0, 255, 255}));
+  /* The same quad as two indirect commands (one triangle each), read stride bytes apart
+   * from an offset into the indirect buffer. */
+  const uint32_t cmds[] = {0, 0, 0, 0, 0, 0, 0, 3, 1, 0, 0, 0, 0, 0, 3, 1, 3, 0, 0, 0, 0};
+  ty_gl_buffer ind = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = sizeof cmds, .data = cmds});
+  ty_gl_clear_color(dev, t.fb, 0, (const float[]){0, 0, 0, 0});
+  CHECK_STATUS(ty_gl_bind_buffer(dev, TY_GL_TARGET_INDIRECT, 0, ind, 0, 0), TY_GL_OK);
+  ty_gl_draw_indexed_indirect(dev, TY_GL_TRIANGLES, 7 * sizeof(uint32_t), 2, 7 * sizeof(uint32_t));
+  ty_gl_read_pixels(dev, t.fb, 0, 0, 0, 8, 8, px);
+  CHECK(all_pixels(px, 64, (const uint8_t[]){0, 0, 255, 255}));
+  ty_gl_destroy_buffer(dev, ind);
   /* Missing buffers are refused up front. */
   CHECK_EQ_INT(ty_gl_make_vertex_array(dev, &(ty_gl_vertex_array_desc){.attrs = {{.format = TY_GL_VERTEX_FLOAT2, .binding = 1}},
                                                                         .bindings = {{.buffer = vb}}}).id, 0);
@@ -729,6 +739,122 @@ static void test_png_round_trip(void) {
   CHECK(ty_image_load("/nonexistent-dir/x.png", &w, &h) == NULL);
 }
 
+/* The pipeline descriptor reaches GL, and the device skips calls for state GL holds. */
+static void test_pipeline_state_is_applied_and_cached(void) {
+  ty_gl_reset_state(dev);
+  ty_gl_apply_pipeline(dev, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .no_depth_write = true,
+                                                   .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_FRONT,
+                                                   .depth_bias = 2.0f, .depth_bias_slope = 1.5f});
+  GLint func = 0, face = 0, src_alpha = 0;
+  GLboolean mask = GL_TRUE;
+  GLfloat factor = 0, units = 0;
+  glGetIntegerv(GL_DEPTH_FUNC, &func);
+  glGetBooleanv(GL_DEPTH_WRITEMASK, &mask);
+  glGetIntegerv(GL_CULL_FACE_MODE, &face);
+  glGetIntegerv(GL_BLEND_SRC_ALPHA, &src_alpha);
+  glGetFloatv(GL_POLYGON_OFFSET_FACTOR, &factor);
+  glGetFloatv(GL_POLYGON_OFFSET_UNITS, &units);
+  CHECK(glIsEnabled(GL_DEPTH_TEST) && glIsEnabled(GL_BLEND) && glIsEnabled(GL_CULL_FACE));
+  CHECK(glIsEnabled(GL_POLYGON_OFFSET_FILL) && !glIsEnabled(GL_SCISSOR_TEST));
+  CHECK_EQ_INT(func, GL_LEQUAL);
+  CHECK_EQ_INT(mask, GL_FALSE);
+  CHECK_EQ_INT(face, GL_FRONT);
+  CHECK_EQ_INT(src_alpha, GL_ONE);
+  CHECK(factor == 1.5f && units == 2.0f);
+
+  /* The same descriptor again: no GL call. One field changed: that field's calls only. */
+  ty_gl_stats before = ty_gl_get_stats(dev);
+  ty_gl_apply_pipeline(dev, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .no_depth_write = true,
+                                                   .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_FRONT,
+                                                   .depth_bias = 2.0f, .depth_bias_slope = 1.5f});
+  ty_gl_stats same = ty_gl_get_stats(dev);
+  CHECK(same.pipeline_applies == before.pipeline_applies + 1);
+  CHECK(same.state_calls == before.state_calls);
+  ty_gl_apply_pipeline(dev, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LEQUAL, .no_depth_write = true,
+                                                   .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_BACK,
+                                                   .depth_bias = 2.0f, .depth_bias_slope = 1.5f});
+  CHECK(ty_gl_get_stats(dev).state_calls == same.state_calls + 1); /* glCullFace alone */
+  glGetIntegerv(GL_CULL_FACE_MODE, &face);
+  CHECK_EQ_INT(face, GL_BACK);
+
+  /* Zeroed (NULL): depth LESS with writes, no blend, no bias. */
+  ty_gl_apply_pipeline(dev, NULL);
+  glGetIntegerv(GL_DEPTH_FUNC, &func);
+  glGetBooleanv(GL_DEPTH_WRITEMASK, &mask);
+  CHECK_EQ_INT(func, GL_LESS);
+  CHECK_EQ_INT(mask, GL_TRUE);
+  CHECK(!glIsEnabled(GL_BLEND) && !glIsEnabled(GL_POLYGON_OFFSET_FILL) && glIsEnabled(GL_CULL_FACE));
+
+  /* A change made behind the device's back is undone after a reset. */
+  glDisable(GL_CULL_FACE);
+  ty_gl_apply_pipeline(dev, NULL);
+  CHECK(!glIsEnabled(GL_CULL_FACE)); /* the cache believed it on */
+  ty_gl_reset_state(dev);
+  ty_gl_apply_pipeline(dev, NULL);
+  CHECK(glIsEnabled(GL_CULL_FACE));
+
+  int rect[4] = {1, 2, 3, 4};
+  GLint got[4] = {0};
+  ty_gl_set_scissor(dev, rect);
+  glGetIntegerv(GL_SCISSOR_BOX, got);
+  CHECK(glIsEnabled(GL_SCISSOR_TEST) && got[0] == 1 && got[1] == 2 && got[2] == 3 && got[3] == 4);
+  ty_gl_set_scissor(dev, NULL);
+  CHECK(!glIsEnabled(GL_SCISSOR_TEST));
+  /* GL's defaults again for the tests after this one. */
+  ty_gl_apply_pipeline(dev, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
+  glDepthMask(GL_TRUE);
+  ty_gl_reset_state(dev);
+}
+
+/* Uniforms go through the program handle; a stale handle is refused, -1 is skipped. */
+static void test_set_uniform(void) {
+  ty_gl_program prog = ty_gl_make_program(
+      dev, &(ty_gl_program_desc){.vertex = {"layout(location = 0) uniform vec4 u_v[2];\n"
+                                            "layout(location = 2) uniform uint u_u;\n"
+                                            "void main() { gl_Position = u_v[0] + u_v[1] * float(u_u); }\n",
+                                            NULL}});
+  CHECK(prog.id != 0);
+  const float v[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  uint32_t u = 7;
+  CHECK_EQ_INT(ty_gl_set_uniform(dev, prog, 0, TY_GL_UNIFORM_VEC4, 2, v), TY_GL_OK);
+  CHECK_EQ_INT(ty_gl_set_uniform(dev, prog, 2, TY_GL_UNIFORM_UINT, 1, &u), TY_GL_OK);
+  CHECK_EQ_INT(ty_gl_set_uniform(dev, prog, -1, TY_GL_UNIFORM_UINT, 1, &u), TY_GL_OK);
+  GLfloat back[4] = {0};
+  GLuint uback = 0;
+  GLuint name = ty_gl_program_name(dev, prog);
+  glGetUniformfv(name, 1, back);
+  glGetUniformuiv(name, 2, &uback);
+  CHECK(back[0] == 5 && back[3] == 8);
+  CHECK_EQ_INT(uback, 7);
+  ty_gl_destroy_program(dev, prog);
+  CHECK_EQ_INT(ty_gl_set_uniform(dev, prog, 0, TY_GL_UNIFORM_VEC4, 1, v), TY_GL_ERROR_BAD_HANDLE);
+  CHECK(strstr(ty_gl_error(dev), "ty_gl_set_uniform") != NULL);
+}
+
+/* A texture bound as an image for compute stores; formats an image cannot take and stale
+ * handles are refused. */
+static void test_bind_image(void) {
+  ty_gl_texture tex = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = 4, .height = 4, .format = RG_FORMAT_R32UI});
+  ty_gl_texture depth = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = 4, .height = 4, .format = RG_FORMAT_DEPTH32F});
+  CHECK(tex.id && depth.id);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_OK);
+  GLint name = 0, access = 0;
+  glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &name);
+  glGetIntegeri_v(GL_IMAGE_BINDING_ACCESS, 0, &access);
+  CHECK_EQ_INT(name, (GLint)ty_gl_texture_name(dev, tex));
+  CHECK_EQ_INT(access, GL_WRITE_ONLY);
+  ty_gl_barrier(dev, TY_GL_BARRIER_TEXTURE_FETCH | TY_GL_BARRIER_IMAGE_ACCESS);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, (ty_gl_texture){0}, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_OK);
+  glGetIntegeri_v(GL_IMAGE_BINDING_NAME, 0, &name);
+  CHECK_EQ_INT(name, 0);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, depth, 0, TY_GL_ACCESS_READ, RG_FORMAT_DEPTH32F), TY_GL_ERROR_INVALID);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, (ty_gl_access)7, RG_FORMAT_R32UI), TY_GL_ERROR_INVALID);
+  ty_gl_destroy_texture(dev, tex);
+  CHECK_STATUS(ty_gl_bind_image(dev, 0, tex, 0, TY_GL_ACCESS_WRITE, RG_FORMAT_R32UI), TY_GL_ERROR_BAD_HANDLE);
+  ty_gl_destroy_texture(dev, depth);
+  CHECK_NO_GL_ERROR();
+}
+
 int main(void) {
   /* GL without a display: SDL's offscreen driver makes an EGL context (llvmpipe in CI). */
   setenv("SDL_VIDEODRIVER", "offscreen", 1);
@@ -755,6 +881,9 @@ int main(void) {
   RUN(test_includes_and_defines);
   RUN(test_broken_shader_reports_file_and_line);
   RUN(test_stale_handles_are_refused);
+  RUN(test_pipeline_state_is_applied_and_cached);
+  RUN(test_set_uniform);
+  RUN(test_bind_image);
   RUN(test_graph_backend_creates_and_destroys_textures);
   RUN(test_window_read_pixels_and_screenshot);
   RUN(test_png_round_trip);

@@ -86,13 +86,34 @@ static void test_item_slots_are_reused_and_stale_ones_refused(void) {
   CHECK(ty_render_item_at(R, a) == NULL);
   ty_render_item_destroy(R, a); /* twice: a no-op */
   CHECK_EQ_INT(ty_render_item_count(R), 1);
-  CHECK_EQ_INT(ty_render_item_create(R, o), a);
+  /* The slot is reused under a new generation: the old handle stays refused, and
+   * destroying through it leaves the new item alone. */
+  uint32_t c = ty_render_item_create(R, o);
+  CHECK(c != a && c != 0);
+  CHECK(ty_render_item_at(R, a) == NULL);
+  ty_render_item_at(R, c)->material = 7;
+  ty_render_item_destroy(R, a);
+  CHECK(ty_render_item_at(R, c) && ty_render_item_at(R, c)->material == 7);
+  CHECK_EQ_INT(ty_render_item_count(R), 2);
+  CHECK(ty_render_item_at(R, 0) == NULL);
   CHECK(ty_render_item_at(R, 12345) == NULL);
+  CHECK(ty_render_item_at(R, UINT32_MAX) == NULL);
+  /* Many at once: handles stay distinct and valid as the pool grows. */
+  uint32_t many[300];
+  for (int i = 0; i < 300; i++) many[i] = ty_render_item_create(R, o);
+  for (int i = 0; i < 300; i++) CHECK(ty_render_item_at(R, many[i]) != NULL);
+  for (int i = 0; i < 300; i++) ty_render_item_destroy(R, many[i]);
+  CHECK_EQ_INT(ty_render_item_count(R), 2);
 
   uint32_t l = ty_render_light_create(R, o, TY_LIGHT_POINT);
   CHECK(ty_render_light_at(R, l) && ty_render_light_at(R, l)->type == TY_LIGHT_POINT);
   ty_render_light_destroy(R, l);
   CHECK(ty_render_light_at(R, l) == NULL);
+  uint32_t l2 = ty_render_light_create(R, o, TY_LIGHT_SPOT);
+  CHECK(l2 != l && ty_render_light_at(R, l) == NULL);
+  CHECK(ty_render_light_at(R, l2) && ty_render_light_at(R, l2)->type == TY_LIGHT_SPOT);
+  ty_render_light_destroy(R, l);
+  CHECK(ty_render_light_at(R, l2) != NULL);
   ty_render_destroy(R);
   ty_world_destroy(W);
 }
@@ -201,6 +222,16 @@ static void test_forward_pass_list(void) {
   CHECK_EQ_INT(st.passes, 4);
   CHECK_EQ_INT(st.culled_passes, 0);
   CHECK_EQ_INT(strcmp(ty_feature_name(TY_FEATURE_FORWARD_LIT), "ForwardLit"), 0);
+  /* One table names every kind: each name finds its kind back; Lua's spelling of the
+   * overlay is the table's. */
+  for (int kind = 0; kind < TY_FEATURE_COUNT; kind++) {
+    ty_feature_kind found = TY_FEATURE_COUNT;
+    CHECK(ty_feature_find(ty_feature_name((ty_feature_kind)kind), &found));
+    CHECK_EQ_INT(found, kind);
+  }
+  CHECK_EQ_INT(strcmp(ty_feature_name(TY_FEATURE_OVERLAY), "DebugOverlay"), 0);
+  CHECK(!ty_feature_find("NoSuchFeature", NULL) && !ty_feature_find(NULL, NULL));
+  CHECK_EQ_INT(strcmp(ty_feature_name(TY_FEATURE_COUNT), "?"), 0);
 
   /* Without Tonemap nothing reads hdr: every pass is culled. */
   F = ty_render_begin_frame(R, &d);
@@ -245,7 +276,7 @@ typedef struct scene {
   ty_world *W;
   ty_renderer *R;
   ty_id cam, ball;
-  uint32_t ball_item;
+  uint32_t ball_item, sun; /* handles */
 } scene;
 
 static scene lit_scene(void) {
@@ -268,8 +299,8 @@ static scene lit_scene(void) {
   it->mesh = mesh;
   it->material = ty_render_add_material(s.R, &mat);
   /* The sun travels right and into the screen: the sphere's left and front are lit. */
-  uint32_t sun = ty_render_light_create(s.R, object_at(s.W, 0, 0, 0), TY_LIGHT_DIRECTIONAL);
-  ty_light *L = ty_render_light_at(s.R, sun);
+  s.sun = ty_render_light_create(s.R, object_at(s.W, 0, 0, 0), TY_LIGHT_DIRECTIONAL);
+  ty_light *L = ty_render_light_at(s.R, s.sun);
   L->has_direction = true;
   L->direction[0] = 1, L->direction[1] = 0, L->direction[2] = -1;
   L->intensity = 3;
@@ -333,7 +364,7 @@ static void test_gl_lit_sphere_under_a_sky(void) {
 static void test_gl_shadow_falls_on_a_plane(void) {
   scene s = lit_scene();
   /* A floor under the ball, the sun straight down: the floor under the ball is dark. */
-  ty_light *L = ty_render_light_at(s.R, 0);
+  ty_light *L = ty_render_light_at(s.R, s.sun);
   L->direction[0] = 0, L->direction[1] = -1, L->direction[2] = 0;
   ty_id floor = object_at(s.W, 0, -1.0f, 0);
   ty_trs *t = trs(s.W, floor);

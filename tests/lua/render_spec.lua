@@ -255,6 +255,26 @@ describe("render components", function()
     assert.equals(before - 1, tycho._render.itemCount(), "onDestroy frees the item")
   end)
 
+  it("refuses a destroyed item's or light's handle, even once its slot is reused", function()
+    local R = tycho._render
+    local go = spawnAt(scene, "stale")
+    local old = R.itemCreate(go)
+    R.itemDestroy(old)
+    local new = R.itemCreate(go)
+    assert.are_not.equal(old, new)
+    assert.has_error(function() R.itemSet(old, "enabled", false) end, ("render item %d is not live"):format(old))
+    assert.has_error(function() R.itemDestroy(old) end)
+    R.itemSet(new, "enabled", false) -- the live one still answers
+    R.itemDestroy(new)
+    local light = R.lightCreate(go, "point")
+    R.lightDestroy(light)
+    local light2 = R.lightCreate(go, "point")
+    assert.are_not.equal(light, light2)
+    assert.has_error(function() R.lightSet(light, "intensity", 2) end, ("light %d is not live"):format(light))
+    R.lightSet(light2, "intensity", 2)
+    R.lightDestroy(light2)
+  end)
+
   it("removeComponent frees the item; adding again makes a new one", function()
     local go = spawnAt(scene, "a")
     local mr = go:addComponent(tycho.MeshRenderer, tycho.mesh.cube())
@@ -414,5 +434,23 @@ describe("scene:findCamera", function()
     assert.is_nil(b:findCamera())
     ga:destroy()
     a:update(0)
+  end)
+end)
+
+describe("tycho.features", function()
+  it("has a constructor for each built-in feature, named as the renderer names it", function()
+    local count = 0
+    for key, ctor in pairs(tycho.features) do
+      local feature = ctor()
+      assert.equals(key, feature.name)
+      assert.is_true(feature.builtin)
+      count = count + 1
+    end
+    assert.equals(14, count)
+  end)
+
+  it("refuses a feature name the renderer does not know", function()
+    assert.has_error(function() tycho._render.featureOptions("NoSuchFeature") end,
+      "bad argument #1 to 'featureOptions' (invalid option 'NoSuchFeature')")
   end)
 end)
