@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "cluster.h" /* Required for: host.cluster (--redis) */
 #include "lua_host.h"
 #include "lua_json.h"
 #include "lua_storage.h"
@@ -98,6 +99,7 @@ struct host {
   bool stopping;
   ty_watch *watch;         /* hot reload over modules_dir; NULL with --no-watch */
   const char *modules_dir;
+  ty_cluster *cluster;     /* --redis: host.cluster; NULL alone */
 };
 
 #define SESSION_MT "tycho.Session"
@@ -412,6 +414,12 @@ static int h_index(lua_State *L) {
   if (k && strcmp(k, "storage") == 0) return push_storage(L, module_of(L));
   if (k && strcmp(k, "name") == 0) {
     lua_pushstring(L, module_of(L)->name);
+    return 1;
+  }
+  if (k && strcmp(k, "cluster") == 0) {
+    module *m = module_of(L);
+    if (!m->h->cluster) lua_pushnil(L);
+    else ty_cluster_push(L, m->h->cluster, m);
     return 1;
   }
   lua_getmetatable(L, 1);
@@ -913,6 +921,18 @@ static void on_tick(void *user) {
   h->ntimers = kept;
 }
 
+/* ---- the cluster's way into a module (server/cluster.c) ---- */
+
+static lua_State *cluster_state(void *mod) {
+  module *m = mod;
+  return m->dead || m->h->stopping ? NULL : m->L;
+}
+
+static void cluster_call(void *mod, int nargs) {
+  module *m = mod;
+  module_call_at(m, &m->err_at, nargs, 0, "cluster");
+}
+
 /* ---- the command ---- */
 
 static void serve_usage(FILE *f) {
@@ -921,6 +941,7 @@ static void serve_usage(FILE *f) {
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
           "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n"
+          "                   [--redis redis://HOST:PORT [--node NAME]]\n"
           "Without --modules: ./server/modules when there is one, else the modules that come\n"
           "with tycho (its share/tycho/server/modules).\n");
 }
@@ -975,6 +996,7 @@ static int cmp_name(const void *a, const void *b) { return strcmp(((const module
 int cmd_serve(int argc, char **argv) {
   bool no_watch = false;
   const char *dir = NULL, *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
+  const char *redis_url = NULL, *node = NULL; /* --redis, --node: a cluster (server/cluster.c) */
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
             max_steps = 100 * 1000 * 1000, ping = 20, max_clients = -1;
   for (int i = 0; i < argc; i++) {
@@ -998,6 +1020,11 @@ int cmd_serve(int argc, char **argv) {
     else if (strcmp(a, "--max-clients") == 0) num = &max_clients;
     else if ((strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0) && v) {
       *(a[6] == 'c' ? &tls_cert : &tls_key) = v;
+      i++;
+      continue;
+    }
+    else if ((strcmp(a, "--redis") == 0 || strcmp(a, "--node") == 0) && v) {
+      *(a[2] == 'r' ? &redis_url : &node) = v;
       i++;
       continue;
     }
@@ -1097,6 +1124,18 @@ int cmd_serve(int argc, char **argv) {
     code = 1;
     goto done;
   }
+  if (redis_url) {
+    char err[512], name[64];
+    if (!node) snprintf(name, sizeof name, "node-%d", ty_net_port(h.net));
+    ty_cluster_hooks hooks = {.state = cluster_state, .call = cluster_call};
+    h.cluster = ty_cluster_create(ty_net_loop(h.net), redis_url, node ? node : name, &hooks, err, sizeof err);
+    if (!h.cluster) {
+      fprintf(stderr, "tycho serve: %s (without --redis it serves alone)\n", err);
+      ty_net_destroy(h.net);
+      code = 1;
+      goto done;
+    }
+  }
   for (uint32_t i = 0; i < h.nmodules; i++) {
     module *m = &h.modules[i];
     if (!module_push_hook(m, "onStart")) continue;
@@ -1114,6 +1153,8 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "%s/%s%s", i ? ", " : "", h.modules[i].name, h.modules[i].dead ? " [failed]" : "");
   fprintf(stderr, ")\n");
   ty_net_run(h.net);
+  ty_cluster_destroy(h.cluster); /* before the modules' states close: its callbacks are dropped */
+  h.cluster = NULL;
   ty_net_destroy(h.net); /* every session ended in host_stop: no Lua runs while lws tears down */
   ty_watch_destroy(h.watch);
   h.watch = NULL;

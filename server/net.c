@@ -649,6 +649,8 @@ static struct lws_context *create_context(ty_net *net, struct lws_context_creati
   return ctx;
 }
 
+struct ev_loop *ty_net_loop(ty_net *net) { return net->loop; }
+
 ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *user) {
   ty_net *net = TY_MALLOC(sizeof *net);
   TY_ASSERT(net);

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ev_loop;
 typedef struct ty_net ty_net;
 typedef struct ty_client ty_client;
 
@@ -38,6 +39,9 @@ typedef struct ty_net_events {
 ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *user);
 void ty_net_destroy(ty_net *net);
 int ty_net_port(const ty_net *net);
+/* The libev loop lws runs on, for other watchers on the same thread (server/redis.c); NULL
+ * where lws serves on its own poll loop. */
+struct ev_loop *ty_net_loop(ty_net *net);
 
 /* Services connections until ty_net_stop's shutdown has finished. */
 void ty_net_run(ty_net *net);

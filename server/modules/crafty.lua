@@ -7,7 +7,9 @@
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
 -- playerKey) are saved every 5 s when dirty, when a world's last player leaves, and in
--- onStop; one save that fails is logged and never stops the others. A save writes the
+-- onStop; one save that fails is logged and never stops the others. An edit is committed to
+-- the store before it is broadcast. Under `tycho serve --redis` the module is one of a
+-- cluster's processes (tycho.server.cluster, scripts/docs/server.md "Past one process"). A save writes the
 -- record's fields and the edits since the last one (saveMeta), never the whole log; a room
 -- keeps its log packed (16 bytes an edit) and stays loaded ROOM_IDLE s after its last player
 -- leaves. World creation is limited per playerKey and per address, and the creator may
@@ -17,6 +19,7 @@
 -- at once.
 local Room = require("tycho.server.room")
 local Text = require("tycho.server.text")
+local Cluster = require("tycho.server.cluster")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
 
@@ -185,7 +188,8 @@ local function worldListText()
     ids[w.id] = true
     -- A loaded world is newer in memory than on disk.
     worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.editCount or w.editCount,
-      room and room.members.count or 0, type(owner) == "table" and owner.name or nil)
+      room and room.members.count or (M.cluster and M.cluster:onlineIn(w.id)) or 0,
+      type(owner) == "table" and owner.name or nil)
   end
   M.listText, M.listed, M.listCount = tycho.json.encode({ t = "world_list", worlds = worlds }), ids, #listed
   M.listStale, M.listBuiltAt = false, tycho.now()
@@ -214,6 +218,10 @@ end
 -- failure (returned or raised) is logged and leaves it dirty, its new edits kept for the next.
 local function saveRoom(room)
   if not room.dirty then return true end
+  if M.cluster and not M.cluster:holds(room.world.id) then -- fencing: never write a world run elsewhere
+    M.host:log("crafty_save_refused world " .. tostring(room.world.id) .. ": this process no longer holds its lease")
+    return false
+  end
   local storage, err = store()
   local ok, saved = false, nil
   if storage then ok, saved, err = pcall(storage.saveMeta, storage, room.world, room.unsaved) end
@@ -316,6 +324,9 @@ M.newRoom = newRoom
 
 -- nil, code, message when the world cannot be loaded.
 local function loadRoom(worldId)
+  if M.cluster and not M.cluster:holds(worldId) then
+    return nil, "world_moved", "this world runs on another process now; join it again"
+  end
   local room = M.rooms[worldId]
   if room then return room end
   local storage, serr = store()
@@ -465,6 +476,7 @@ function handlers.create_world(client, msg)
   end
   listChanged()
   broadcastList()
+  if M.cluster then M.cluster:listChanged() end
 end
 
 -- The creator of a world (its playerKey) may delete it while nobody plays in it.
@@ -480,7 +492,7 @@ function handlers.delete_world(client, msg)
     return refuse(client, "not_owner", "only the player who created a world may delete it")
   end
   local room = M.rooms[id]
-  if room and room.members.count > 0 then
+  if (room and room.members.count > 0) or (M.cluster and M.cluster:onlineIn(id) > 0) then
     return refuse(client, "world_in_use", "players are in this world; it can be deleted when it is empty")
   end
   local ok, deleted, err = pcall(storage.delete, storage, id)
@@ -489,20 +501,17 @@ function handlers.delete_world(client, msg)
     return refuse(client, "storage_failed", "the world could not be deleted")
   end
   M.rooms[id] = nil -- an idle room goes unsaved: there is nothing left to save it to
+  if M.cluster then M.cluster:release(id) end
   map[id] = nil
   local owned, oerr = saveOwners(storage)
   if not owned then M.host:log("crafty_save_failed owners: " .. tostring(oerr)) end -- a stale entry counts nothing
   listChanged()
   broadcastList()
+  if M.cluster then M.cluster:listChanged() end
 end
 
-function handlers.join_world(client, msg)
-  if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
-  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
-  if not take(bucket(client, "joinBucket", JOIN_BURST), JOIN_RATE, JOIN_BURST) then
-    return refuse(client, "too_fast", "at most " .. JOIN_BURST .. " joins at once, then one every "
-      .. (1 / JOIN_RATE) .. " s")
-  end
+-- Joins the world on this process (alone, or the one that holds its lease).
+local function joinHere(client, msg)
   local room, code, message, detail = loadRoom(msg.worldId)
   if not room then
     if detail then M.host:log("crafty_load_failed world " .. msg.worldId:sub(1, 40) .. ": " .. detail) end
@@ -571,6 +580,36 @@ function handlers.join_world(client, msg)
   })
   room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = player.x, y = player.y,
     z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
+end
+
+function handlers.join_world(client, msg)
+  if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
+  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
+  if not take(bucket(client, "joinBucket", JOIN_BURST), JOIN_RATE, JOIN_BURST) then
+    return refuse(client, "too_fast", "at most " .. JOIN_BURST .. " joins at once, then one every "
+      .. (1 / JOIN_RATE) .. " s")
+  end
+  if not M.cluster then return joinHere(client, msg) end
+  if client.session.edge then -- a stand-in: its own process routed it here
+    if not M.cluster:holds(msg.worldId) then
+      return refuse(client, "world_moved", "this world runs on another process now; join it again")
+    end
+    return joinHere(client, msg)
+  end
+  if client.routing then return refuse(client, "too_fast", "a join is under way") end
+  client.routing = true
+  M.cluster:route(msg.worldId, function(where, err)
+    client.routing = nil
+    if M.clients[client.session.id] ~= client or client.room or client.relay then return end
+    if not where then return refuse(client, "world_unavailable", err) end
+    if where == "local" then
+      joinHere(client, msg)
+      if not M.rooms[msg.worldId] then M.cluster:release(msg.worldId) end -- no such world, or unreadable
+      return
+    end
+    M.lobby:remove(client.session.id)
+    M.cluster:attach(client, where, msg) -- its messages go to the world's process from now on
+  end)
 end
 
 -- Back to the lobby from a world: the others see player_leave, the client gets the list.
@@ -659,6 +698,9 @@ function handlers.block_edit(client, msg)
     return refuse(client, "rate_limited", "at most " .. EDIT_RATE .. " edits a second")
   end
   applyEdit(room, x, y, z, blockType)
+  -- Durable before anyone sees it: committed (sqlite WAL, not fsynced: a killed process loses
+  -- nothing committed) before the broadcast. A failed commit keeps the edit for the next save.
+  if not saveRoom(room) then return refuse(client, "storage_failed", "the edit could not be stored yet") end
   room.members:broadcast({ t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id })
 end
 
@@ -734,6 +776,14 @@ local function hello(client, msg)
 end
 
 function M.onMessage(client, msg)
+  if client.relay then -- in a world another process runs: it answers, except leave_world
+    if type(msg) == "table" and msg.t == "leave_world" then
+      M.cluster:detach(client)
+      M.lobby:add(client.session)
+      return sendList(client)
+    end
+    return M.cluster:forward(client, msg)
+  end
   if type(msg) ~= "table" or type(msg.t) ~= "string" then
     return refuse(client, "bad_message", "a message is a JSON object with a string field t")
   end
@@ -817,12 +867,62 @@ function M.unloadIdle()
         if not ok or folded == nil then M.host:log("crafty_compact_failed world " .. id .. ": " .. tostring(ok and err or folded)) end
       end
       M.rooms[id] = nil
+      if M.cluster then M.cluster:release(id) end
     end
   end
 end
 
+-- What tycho.server.cluster asks of the module (see tycho.ClusterApp).
+local clusterApp = {
+  open = function(session, key, name, msg)
+    M.onConnect(session)
+    local client = M.clients[session.id]
+    client.key, client.name = key, name -- the edge checked them at hello
+    M.onMessage(client, msg)
+  end,
+  deliver = function(session, msg)
+    local client = M.clients[session.id]
+    if client then M.onMessage(client, msg) end
+  end,
+  closed = function(session)
+    local client = M.clients[session.id]
+    if client then M.onClose(client) end
+  end,
+  joined = function(session)
+    local client = M.clients[session.id]
+    return client ~= nil and client.room ~= nil
+  end,
+  detached = function(client) M.lobby:add(client.session) end,
+  lost = function(worldId)
+    local room = M.rooms[worldId]
+    if not room then return end
+    M.rooms[worldId] = nil
+    for _, session in pairs(room.members.members) do
+      session:close(4012, "world_moved: another process runs this world now; reconnect and join again")
+    end
+  end,
+  presence = function()
+    local worlds = {}
+    for id, room in pairs(M.rooms) do
+      if room.members.count > 0 then worlds[id] = room.members.count end
+    end
+    return worlds
+  end,
+  listChanged = function()
+    listChanged()
+    broadcastList()
+  end,
+  stats = function()
+    local clients, rooms = 0, 0
+    for _ in pairs(M.clients) do clients = clients + 1 end
+    for _ in pairs(M.rooms) do rooms = rooms + 1 end
+    return { clients = clients, rooms = rooms }
+  end,
+}
+
 function M.onStart(h)
   M.host = h
+  M.cluster = Cluster.new(h, clusterApp) -- nil unless `tycho serve --redis`
   store() -- opened now when it can be; a failure is logged and retried on use
   -- Closures that call through M: after a reload the timers run the new code.
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
@@ -853,6 +953,7 @@ end
 
 -- Forgets the client before anything that can fail (leaveWorld's saves only log).
 function M.onClose(client)
+  if client.relay then M.cluster:detach(client) end
   local id = client.session.id
   M.clients[id] = nil
   M.lobby:remove(id)
@@ -861,6 +962,7 @@ end
 
 function M.onStop()
   M.saveAll()
+  if M.cluster then M.cluster:stop() end
 end
 
 return M
