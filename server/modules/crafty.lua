@@ -58,6 +58,8 @@ local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values ea
 local RECORD = "<i4i4i4i4"       -- one edit in a room's log: x, y, z, type (storage's packedEdits)
 local RECORD_SIZE = 16
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
+local COMMIT_INTERVAL = 0.001    -- edits are committed in groups once a host tick (about 10 ms)
+local COMMIT_RETRY = 1           -- seconds before a group whose commit failed is tried again
 
 -- Module state: fields of M, so that a reload's new code reads the same rooms and lobby.
 local M = {
@@ -698,10 +700,12 @@ function handlers.block_edit(client, msg)
     return refuse(client, "rate_limited", "at most " .. EDIT_RATE .. " edits a second")
   end
   applyEdit(room, x, y, z, blockType)
-  -- Durable before anyone sees it: committed (sqlite WAL, not fsynced: a killed process loses
-  -- nothing committed) before the broadcast. A failed commit keeps the edit for the next save.
-  if not saveRoom(room) then return refuse(client, "storage_failed", "the edit could not be stored yet") end
-  room.members:broadcast({ t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id })
+  -- Durable before anyone sees it: broadcast once its group is committed (M.commitEdits).
+  local pending = room.pendingEdits
+  if not pending then pending = {}; room.pendingEdits = pending end
+  pending[#pending + 1] = { t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id }
+  M.committing = M.committing or {}
+  M.committing[room] = true
 end
 
 function handlers.chat(client, msg)
@@ -830,6 +834,30 @@ function M.flushTransforms()
   for _, room in pairs(M.rooms) do M.flushRoom(room) end
 end
 
+-- Group commit: every room's edits since the last tick are committed in one transaction each
+-- (sqlite WAL, not fsynced: a killed process loses nothing committed), then broadcast, so no
+-- client ever sees an edit that a kill -9 could lose. A group whose commit fails waits (and
+-- its edits with it) COMMIT_RETRY s for the next try; a room no longer loaded drops its group.
+function M.commitEdits()
+  local rooms = M.committing
+  if not rooms then return end
+  M.committing = nil
+  local now = tycho.now()
+  for room in pairs(rooms) do
+    if M.rooms[room.world.id] == room and room.pendingEdits then
+      if (room.commitRetryAt or 0) <= now and saveRoom(room) then
+        local pending = room.pendingEdits
+        room.pendingEdits, room.commitRetryAt = nil, nil
+        for i = 1, #pending do room.members:broadcast(pending[i]) end
+      else
+        room.commitRetryAt = room.commitRetryAt and room.commitRetryAt > now and room.commitRetryAt or now + COMMIT_RETRY
+        M.committing = M.committing or {}
+        M.committing[room] = true
+      end
+    end
+  end
+end
+
 -- Sends each joiner with a long edit log its next chunk.
 function M.feedEdits()
   for _, client in pairs(M.clients) do
@@ -927,10 +955,15 @@ function M.onStart(h)
   -- Closures that call through M: after a reload the timers run the new code.
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
+  M.commitTimer = h:every(COMMIT_INTERVAL, function() M.commitEdits() end)
 end
 
--- Rooms made by code before the packed log (world.edits a list) are packed in place.
-function M.onReload(old)
+-- Rooms made by code before the packed log (world.edits a list) are packed in place; code from
+-- before the group commit gets its timer.
+function M.onReload(old, host)
+  if not old.commitTimer and host then
+    old.commitTimer = host:every(COMMIT_INTERVAL, function() old.commitEdits() end)
+  end
   for _, room in pairs(old.rooms or {}) do
     if not room.log then
       fillLog(room, room.world.edits)
