@@ -134,8 +134,12 @@ static void on_watch(struct ev_loop *loop, ev_timer *w, int revents) {
   if (r->cmd.up && r->pending > 0 && now - r->progress_at > STALL_SECS) {
     ty_log("redis_stalled", "redis %s:%d left %d commands unanswered for %.0f s: dropping the connection",
            r->host, r->port, r->pending, STALL_SECS);
-    redisAsyncDisconnect(r->cmd.ac); /* fails the pending commands; on_disconnect reconnects */
-    r->progress_at = now;
+    /* Not redisAsyncDisconnect, which waits for the answers: freed now, failing them all. */
+    redisAsyncContext *ac = r->cmd.ac;
+    ac->onDisconnect = NULL;
+    link_down(r, &r->cmd, "no answer");
+    redisAsyncFree(ac);
+    r->pending = 0;
   }
   if (!r->cmd.ac && now >= r->cmd.retry_at) link_open(r, &r->cmd);
   if (!r->sub.ac && now >= r->sub.retry_at) link_open(r, &r->sub);
