@@ -18,6 +18,7 @@
 
 #include "cluster.h" /* Required for: host.cluster (--redis) */
 #include "lua_host.h"
+#include "monitor.h" /* Required for: /_monitor, host:monitor */
 #include "lua_json.h"
 #include "lua_storage.h"
 #include "net.h"
@@ -100,6 +101,7 @@ struct host {
   ty_watch *watch;         /* hot reload over modules_dir; NULL with --no-watch */
   const char *modules_dir;
   ty_cluster *cluster;     /* --redis: host.cluster; NULL alone */
+  ty_monitor *monitor;     /* what /_monitor shows */
 };
 
 #define SESSION_MT "tycho.Session"
@@ -367,6 +369,14 @@ static int h_log(lua_State *L) {
   return 0;
 }
 
+/* host:monitor(table), host:monitorRecord(), host:monitorCluster(records): server/monitor.c */
+static int h_monitor(lua_State *L) {
+  module *m = check_host(L);
+  return ty_monitor_lua_report(L, m->h->monitor, m->name);
+}
+static int h_monitor_record(lua_State *L) { return ty_monitor_lua_record(L, check_host(L)->h->monitor); }
+static int h_monitor_cluster(lua_State *L) { return ty_monitor_lua_cluster(L, check_host(L)->h->monitor); }
+
 /* Creates dir and its parents (mkdir -p); false with errno set when it cannot. */
 static bool make_dirs(const char *dir) {
   char buf[4096];
@@ -449,7 +459,8 @@ static void open_types(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 
-  static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {NULL, NULL}};
+  static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {"monitor", h_monitor},
+      {"monitorRecord", h_monitor_record}, {"monitorCluster", h_monitor_cluster}, {NULL, NULL}};
   luaL_newmetatable(L, HOST_MT);
   luaL_newlib(L, host_methods);
   lua_setfield(L, -2, "methods");
@@ -887,6 +898,7 @@ static void on_file_changed(const char *path, bool removed, void *user) {
 
 static void on_tick(void *user) {
   host *h = user;
+  double started = ty_now();
   if (stop_signal && !h->stopping) {
     fprintf(stderr, "tycho serve: %s: shutting down\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     host_stop(h);
@@ -919,6 +931,25 @@ static void on_tick(void *user) {
     }
   }
   h->ntimers = kept;
+  int conns;
+  uint64_t received, sent;
+  ty_net_counts(h->net, &conns, &received, &sent);
+  ty_monitor_tick(h->monitor, ty_now(), ty_now() - started, received, sent, conns);
+}
+
+/* GET /_monitor: the page; GET /_monitor/api: its figures as JSON (server/monitor.c). */
+static char *on_http(void *user, const char *path, const char **type, size_t *len) {
+  host *h = user;
+  char *body = NULL;
+  if (strcmp(path, "/_monitor") == 0 || strcmp(path, "/_monitor/") == 0) {
+    *type = "text/html; charset=utf-8";
+    return ty_monitor_page(len);
+  }
+  if (strcmp(path, "/_monitor/api") == 0 && (body = ty_monitor_api(h->monitor))) {
+    *type = "application/json";
+    *len = strlen(body);
+  }
+  return body;
 }
 
 /* ---- the cluster's way into a module (server/cluster.c) ---- */
@@ -1118,15 +1149,17 @@ int cmd_serve(int argc, char **argv) {
                        .max_queue = (size_t)max_queue, .ping_secs = (int)ping, .hangup_secs = (int)ping * 2,
                        .max_clients = (int)max_clients,
                        .tls_cert = tls_cert, .tls_key = tls_key};
-  ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick};
+  ty_net_events ev = {.open = on_open, .message = on_message, .close = on_close, .tick = on_tick, .http = on_http};
   h.net = ty_net_create(&cfg, &ev, &h);
   if (!h.net) {
     code = 1;
     goto done;
   }
+  char name[64];
+  if (!node) snprintf(name, sizeof name, "node-%d", ty_net_port(h.net));
+  h.monitor = ty_monitor_create(node ? node : name);
   if (redis_url) {
-    char err[512], name[64];
-    if (!node) snprintf(name, sizeof name, "node-%d", ty_net_port(h.net));
+    char err[512];
     ty_cluster_hooks hooks = {.state = cluster_state, .call = cluster_call};
     h.cluster = ty_cluster_create(ty_net_loop(h.net), redis_url, node ? node : name, &hooks, err, sizeof err);
     if (!h.cluster) {
@@ -1167,5 +1200,6 @@ done:
   for (uint32_t i = 0; i < h.nmodules; i++)
     if (h.modules[i].L) lua_close(h.modules[i].L);
   TY_FREE(h.modules);
+  ty_monitor_destroy(h.monitor);
   return code;
 }

@@ -60,6 +60,7 @@ local RECORD_SIZE = 16
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
 local COMMIT_INTERVAL = 0.001    -- edits are committed in groups once a host tick (about 10 ms)
 local COMMIT_RETRY = 1           -- seconds before a group whose commit failed is tried again
+local REPORT_INTERVAL = 1        -- seconds between two reports of the loaded worlds to /_monitor
 
 -- Module state: fields of M, so that a reload's new code reads the same rooms and lobby.
 local M = {
@@ -858,6 +859,16 @@ function M.commitEdits()
   end
 end
 
+-- The loaded worlds, for /_monitor (host:monitor).
+function M.report()
+  local rooms = array()
+  for id, room in pairs(M.rooms) do
+    rooms[#rooms + 1] = { id = id, name = room.world.name, players = room.members.count, edits = room.editCount }
+  end
+  table.sort(rooms, function(a, b) return a.id < b.id end)
+  M.host:monitor({ rooms = rooms })
+end
+
 -- Sends each joiner with a long edit log its next chunk.
 function M.feedEdits()
   for _, client in pairs(M.clients) do
@@ -940,12 +951,6 @@ local clusterApp = {
     listChanged()
     broadcastList()
   end,
-  stats = function()
-    local clients, rooms = 0, 0
-    for _ in pairs(M.clients) do clients = clients + 1 end
-    for _ in pairs(M.rooms) do rooms = rooms + 1 end
-    return { clients = clients, rooms = rooms }
-  end,
 }
 
 function M.onStart(h)
@@ -956,6 +961,7 @@ function M.onStart(h)
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
   M.commitTimer = h:every(COMMIT_INTERVAL, function() M.commitEdits() end)
+  M.reportTimer = h:every(REPORT_INTERVAL, function() M.report() end)
 end
 
 -- Rooms made by code before the packed log (world.edits a list) are packed in place; code from
@@ -963,6 +969,9 @@ end
 function M.onReload(old, host)
   if not old.commitTimer and host then
     old.commitTimer = host:every(COMMIT_INTERVAL, function() old.commitEdits() end)
+  end
+  if not old.reportTimer and host then
+    old.reportTimer = host:every(REPORT_INTERVAL, function() old.report() end)
   end
   for _, room in pairs(old.rooms or {}) do
     if not room.log then

@@ -54,7 +54,6 @@ return out]]
 ---@field lost fun(worldId: string) another process owns this world now: stop running it
 ---@field presence fun(): table<string, integer> players per world run here
 ---@field listChanged fun() the world list may differ (a world made or deleted elsewhere, counts)
----@field stats? fun(): table figures for the node record (the monitor)
 
 ---@class tycho.Cluster
 ---@field id string this process: "<node>/<instance>"
@@ -211,12 +210,13 @@ function Cluster:beat()
     end
   end
   local worlds = self.app.presence()
-  local record = { id = self.id, node = self.node, worlds = worlds, relayed = 0, remotes = 0, at = os.time() }
+  -- This process's monitor figures (clients, rates, tick times, module reports), and ours.
+  local ok, record = pcall(json.decode, self.host:monitorRecord())
+  if not ok or type(record) ~= "table" then record = {} end
+  record.id, record.node, record.worlds, record.relayed, record.remotes, record.at =
+    self.id, self.node, worlds, 0, 0, os.time()
   for _ in pairs(self.relayed) do record.relayed = record.relayed + 1 end
   for _ in pairs(self.remotes) do record.remotes = record.remotes + 1 end
-  if self.app.stats then
-    for k, v in pairs(self.app.stats()) do record[k] = v end
-  end
   self.redis:command({ "SET", key(self, "node", self.id), json.encode(record), "PX", LEASE_MS })
   self.redis:command({ "SADD", self.prefix .. "nodes", self.id })
   self.redis:command({ "EVAL", NODES, 1, self.prefix .. "nodes", self.prefix .. "node:" }, function(list)
@@ -225,6 +225,7 @@ function Cluster:beat()
 end
 
 function Cluster:nodesRead(list)
+  self.host:monitorCluster(list)
   local nodes, online = {}, {}
   for _, text in ipairs(list) do
     local ok, r = pcall(json.decode, text)
