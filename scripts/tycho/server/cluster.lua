@@ -90,6 +90,7 @@ local function key(self, kind, id) return self.prefix .. kind .. ":" .. id end
 
 -- Redis is (again) reachable: note whether it lost its keys, re-claim every world run here
 -- (one another process took meanwhile is lost), and register this process.
+---@private
 function Cluster:connected()
   local epochKey = self.prefix .. "epoch"
   self.redis:command({ "SET", epochKey, self.id .. "@" .. tycho.now(), "NX", "GET" }, function(old, err)
@@ -110,6 +111,7 @@ function Cluster:connected()
   self:beat()
 end
 
+---@private
 function Cluster:epochSeen(epoch, made)
   if made or (self.epoch and epoch ~= self.epoch) then
     if self.epoch or made then
@@ -122,6 +124,7 @@ function Cluster:epochSeen(epoch, made)
 end
 
 -- EVALs CLAIM: fn(owner) with the lease's holder now (this process when it got it), or fn(nil, err).
+---@private
 function Cluster:claimLease(worldId, fn)
   local sent = self.redis:command({ "EVAL", CLAIM, 1, key(self, "lease", worldId), self.id, LEASE_MS },
     function(owner, err)
@@ -135,6 +138,7 @@ function Cluster:claimLease(worldId, fn)
   if not sent then fn(nil, "redis is unreachable") end
 end
 
+---@private
 function Cluster:loseLease(worldId, owner)
   if not self.leases[worldId] then return end
   self.leases[worldId] = nil
@@ -181,6 +185,7 @@ function Cluster:route(worldId, fn)
   try()
 end
 
+---@private
 function Cluster:later(try, started, fn)
   if tycho.now() - started >= ROUTE_GIVE_UP then return fn(nil, "no process could run this world; try again") end
   local timer
@@ -193,6 +198,7 @@ end
 -- ---- presence and the node record ----
 
 -- Renews the leases, writes this process's record, reads everyone's.
+---@private
 function Cluster:beat()
   if not self.redis.connected then return end
   for worldId, lease in pairs(self.leases) do
@@ -224,6 +230,7 @@ function Cluster:beat()
   end)
 end
 
+---@private
 function Cluster:nodesRead(list)
   self.host:monitorCluster(list)
   local nodes, online = {}, {}
@@ -323,6 +330,7 @@ function Remote:close(code, reason)
   self.cluster:dropRemote(self.id)
 end
 
+---@private
 function Cluster:dropRemote(id)
   local session = self.remotes[id]
   if not session then return end
@@ -332,6 +340,7 @@ function Cluster:dropRemote(id)
 end
 
 -- One relay message, "OP SID FROM\nBODY".
+---@private
 function Cluster:receive(payload)
   local op, sid, from, body = payload:match("^(%a+) (%d+) (%S+)\n(.*)$")
   sid = math.tointeger(tonumber(sid))
@@ -362,6 +371,7 @@ function Cluster:receive(payload)
 end
 
 -- The owner's answer to a relayed client of this process.
+---@private
 function Cluster:toEdge(op, sid, from, body)
   local client = self.relayed[sid]
   if not client or client.relay.owner ~= from then return end
