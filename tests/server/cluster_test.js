@@ -179,6 +179,10 @@ async function main() {
     ctx.b.send({ t: 'chat', message: 'while redis is down' }); // b's own process runs the world
     assert((await ctx.b.next('chat')).message === 'while redis is down');
     redis = await startRedis(redisPort);
+    // c, relayed to b, stays in the world through it all.
+    await sleep(4000);
+    ctx.c.send({ t: 'chat', message: 'after the restart' });
+    assert((await ctx.b.next((m) => m.t === 'chat' && m.message === 'after the restart', 6000)).from === 'pc');
     const deadline = Date.now() + 8000;
     while (!/^b\//.test(redisCli(redisPort, 'GET', `tycho:crafty:lease:${worldId}`))) {
       assert(Date.now() < deadline, 'b never claimed its world again');

@@ -92,6 +92,8 @@ local function key(self, kind, id) return self.prefix .. kind .. ":" .. id end
 -- (one another process took meanwhile is lost), and register this process.
 ---@private
 function Cluster:connected()
+  -- Peers re-register within a beat of Redis coming back: none is judged dead before then.
+  self.judgeAfter = tycho.now() + LEASE_MS / 1000
   local epochKey = self.prefix .. "epoch"
   self.redis:command({ "SET", epochKey, self.id .. "@" .. tycho.now(), "NX", "GET" }, function(old, err)
     if err then -- Redis before 7 has no SET ... GET: read it apart
@@ -254,6 +256,7 @@ function Cluster:nodesRead(list)
   if changed then self.app.listChanged() end
   -- Relayed clients whose owner died are closed with 4012 (reconnect, join again): their
   -- world runs again on the next join. Stand-ins whose edge died leave their world.
+  if tycho.now() < (self.judgeAfter or 0) then return end
   for sid, client in pairs(self.relayed) do
     if not nodes[client.relay.owner] then
       self.relayed[sid] = nil
