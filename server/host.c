@@ -972,7 +972,7 @@ static void serve_usage(FILE *f) {
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
           "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n"
-          "                   [--redis redis://HOST:PORT [--node NAME]]\n"
+          "                   [--redis redis://HOST:PORT [--node NAME] [--redis-optional]]\n"
           "Without --modules: ./server/modules when there is one, else the modules that come\n"
           "with tycho (its share/tycho/server/modules).\n");
 }
@@ -1025,7 +1025,7 @@ static long long fd_limit_raise(long long *was) {
 static int cmp_name(const void *a, const void *b) { return strcmp(((const module *)a)->name, ((const module *)b)->name); }
 
 int cmd_serve(int argc, char **argv) {
-  bool no_watch = false;
+  bool no_watch = false, redis_optional = false;
   const char *dir = NULL, *iface = "127.0.0.1", *data_dir = "data", *tls_cert = NULL, *tls_key = NULL;
   const char *redis_url = NULL, *node = NULL; /* --redis, --node: a cluster (server/cluster.c) */
   long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
@@ -1034,8 +1034,8 @@ int cmd_serve(int argc, char **argv) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     long long *num = NULL;
-    if (strcmp(a, "--no-watch") == 0) {
-      no_watch = true;
+    if (strcmp(a, "--no-watch") == 0 || strcmp(a, "--redis-optional") == 0) {
+      *(a[2] == 'n' ? &no_watch : &redis_optional) = true;
       continue;
     }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -1162,8 +1162,10 @@ int cmd_serve(int argc, char **argv) {
     char err[512];
     ty_cluster_hooks hooks = {.state = cluster_state, .call = cluster_call};
     h.cluster = ty_cluster_create(ty_net_loop(h.net), redis_url, node ? node : name, &hooks, err, sizeof err);
-    if (!h.cluster) {
-      fprintf(stderr, "tycho serve: %s (without --redis it serves alone)\n", err);
+    if (!h.cluster && redis_optional) {
+      ty_log("serve_alone", "%s: serving alone (--redis-optional)", err);
+    } else if (!h.cluster) {
+      fprintf(stderr, "tycho serve: %s (without --redis, or with --redis-optional, it serves alone)\n", err);
       ty_net_destroy(h.net);
       code = 1;
       goto done;

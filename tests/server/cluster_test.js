@@ -43,13 +43,19 @@ async function main() {
   let worldId;
   const ctx = {};
 
-  await check('Redis unreachable at start: a clear error and exit 1', async () => {
+  await check('Redis unreachable at start: a clear error and exit 1, or alone when asked', async () => {
     const dead = await freePort();
     const n = await startNode('x', dead);
     assert(n.exited && n.exited.code === 1, 'exit: ' + JSON.stringify(n.exited));
     assert(/cannot reach redis at 127\.0\.0\.1:\d+/.test(n.log), n.log);
     const bad = await startNode('y', null, ['--redis', 'http://nowhere']);
     assert(bad.exited && bad.exited.code === 1 && /expected redis:\/\/HOST/.test(bad.log), bad.log);
+    const alone = await startNode('z', dead, ['--redis-optional']);
+    assert(alone.port && !alone.exited && /serve_alone: cannot reach redis/.test(alone.log), alone.log);
+    const z = await hello(alone.port, 'pz'); // crafty serves, alone
+    assert(Array.isArray(z.list.worlds));
+    z.close();
+    alone.proc.kill('SIGTERM');
   });
 
   await check('a world made on one process is listed by every other', async () => {
@@ -226,6 +232,18 @@ async function main() {
     assert(ew.players.some((p) => p.playerId === ctx.bw.playerId), 'g joined another instance of the world');
     e.close();
     proxy.close();
+  });
+
+  await check('garbage published on the relay channels is logged and dropped', async () => {
+    const ids = redisCli(redisPort, 'SMEMBERS', 'tycho:crafty:nodes').split('\n').filter(Boolean);
+    assert(ids.length >= 3, 'processes: ' + ids.join(' '));
+    const junk = ['garbage', 'open 1 x\n{not json', 'open 2 x\n{"msg":{"t":"join_world"}}', 'msg 99 nobody\n{}',
+      'send 5 b/1\nhi', 'kick 7 z\n[', 'leave abc x\n', `open 12 x\n{"key":1,"name":{},"msg":{"t":"join_world","worldId":"${worldId}"}}`];
+    for (const id of ids) for (const j of junk) redisCli(redisPort, 'PUBLISH', `tycho:crafty:to:${id}`, j);
+    await sleep(500);
+    ctx.c.send({ t: 'chat', message: 'still here' });
+    await ctx.b.next((m) => m.t === 'chat' && m.message === 'still here');
+    assert(/cluster_bad_message/.test(nodes.b.log), nodes.b.log);
   });
 
   await check('processes that stay up never crashed', async () => {

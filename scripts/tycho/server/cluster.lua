@@ -354,7 +354,10 @@ function Cluster:receive(payload)
   local session = self.remotes[from .. " " .. sid]
   if op == "open" then
     local ok, info = pcall(json.decode, body)
-    if not ok or type(info) ~= "table" or type(info.msg) ~= "table" then return end
+    if not ok or type(info) ~= "table" or type(info.msg) ~= "table" or type(info.key) ~= "string"
+        or type(info.name) ~= "string" then
+      return self.host:log("cluster_bad_message: " .. payload:sub(1, 60))
+    end
     if session then self:dropRemote(session.id) end
     self.nextRemote = self.nextRemote + 1
     session = setmetatable({ id = self.nextRemote, cluster = self, edge = from, sid = sid,
