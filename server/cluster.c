@@ -36,7 +36,8 @@ typedef struct cluster_box {
 typedef struct pending {
   ty_cluster *c;
   void *mod;
-  lua_State *L; /* the state the callback belongs to */
+  lua_State *L;       /* the state the callback belongs to */
+  cluster_box *box;   /* and its host.cluster there: a state made at the same address is not it */
   int ref;
 } pending;
 
@@ -150,6 +151,11 @@ static void on_reply(void *ud, redisReply *r, const char *err) {
   for (int i = 0; i < c->nmods; i++) live = live || c->mods[i] == p->mod;
   lua_State *L = live ? c->hooks.state(p->mod) : NULL;
   if (L && L == p->L) {
+    lua_getfield(L, LUA_REGISTRYINDEX, CLUSTER_MT ".object");
+    if (lua_touserdata(L, -1) != p->box) L = NULL;
+    lua_pop(p->L, 1);
+  }
+  if (L) {
     lua_rawgeti(L, LUA_REGISTRYINDEX, p->ref);
     luaL_unref(L, LUA_REGISTRYINDEX, p->ref);
     if (r) {
@@ -191,7 +197,7 @@ static int c_command(lua_State *L) {
     pending *p = TY_MALLOC(sizeof *p);
     TY_ASSERT(p);
     lua_pushvalue(L, 3);
-    *p = (pending){b->c, b->mod, L, luaL_ref(L, LUA_REGISTRYINDEX)};
+    *p = (pending){b->c, b->mod, L, b, luaL_ref(L, LUA_REGISTRYINDEX)};
     ok = ty_redis_command(b->c->redis, argc, argv, lens, on_reply, p);
     if (!ok) {
       luaL_unref(L, LUA_REGISTRYINDEX, p->ref);

@@ -250,8 +250,19 @@ async function main() {
     for (const n of [nodes.b, nodes.c, nodes.g]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
   });
 
-  for (const n of Object.values(nodes)) if (!n.exited) n.proc.kill('SIGTERM');
-  await sleep(500);
+  await check('SIGTERM: every process left stops cleanly (exit 0, nothing from a sanitizer)', async () => {
+    const live = Object.values(nodes).filter((n) => !n.exited);
+    for (const n of live) n.proc.kill('SIGTERM');
+    const deadline = Date.now() + 15000;
+    while (live.some((n) => !n.exited)) {
+      assert(Date.now() < deadline, 'still running: ' + live.filter((n) => !n.exited).map((n) => n.name).join());
+      await sleep(100);
+    }
+    for (const n of live) {
+      assert(n.exited.code === 0, `${n.name}: ${JSON.stringify(n.exited)}\n${n.log.slice(-3000)}`);
+      assert(!/Sanitizer|runtime error/.test(n.log), `${n.name}:\n${n.log.slice(-3000)}`);
+    }
+  });
   const failed = results.filter((r) => !r[0]);
   if (failed.length) {
     for (const n of Object.values(nodes)) console.log(`---- node ${n.name} log ----\n${n.log.slice(-4000)}`);

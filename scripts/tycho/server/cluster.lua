@@ -95,13 +95,14 @@ function Cluster:connected()
   -- Peers re-register within a beat of Redis coming back: none is judged dead before then.
   self.judgeAfter = tycho.now() + LEASE_MS / 1000
   local epochKey = self.prefix .. "epoch"
-  self.redis:command({ "SET", epochKey, self.id .. "@" .. tycho.now(), "NX", "GET" }, function(old, err)
-    if err then -- Redis before 7 has no SET ... GET: read it apart
-      return self.redis:command({ "SETNX", epochKey, self.id .. "@" .. tycho.now() }, function()
-        self.redis:command({ "GET", epochKey }, function(v) self:epochSeen(v, true) end)
+  local mine = self.id .. "@" .. tycho.now()
+  self.redis:command({ "SET", epochKey, mine, "NX", "GET" }, function(old, err)
+    if err then -- Redis before 7 has no SET ... NX GET: set and read apart
+      return self.redis:command({ "SETNX", epochKey, mine }, function(made)
+        self.redis:command({ "GET", epochKey }, function(v) self:epochSeen(v, made == 1) end)
       end)
     end
-    self:epochSeen(old, old == nil)
+    self:epochSeen(old or mine, old == nil)
   end)
   for worldId, lease in pairs(self.leases) do
     lease.checking = true
@@ -114,13 +115,12 @@ function Cluster:connected()
 end
 
 ---@private
+-- epoch: Redis's epoch now; made: this process made it (Redis was empty).
 function Cluster:epochSeen(epoch, made)
   if made or (self.epoch and epoch ~= self.epoch) then
-    if self.epoch or made then
-      self.graceUntil = tycho.now() + LEASE_MS / 1000
-      self.host:log("cluster_grace: redis holds no leases (new or restarted): no new world is claimed for "
-        .. LEASE_MS / 1000 .. " s, while running ones are claimed again")
-    end
+    self.graceUntil = tycho.now() + LEASE_MS / 1000
+    self.host:log("cluster_grace: redis holds no leases (new or restarted): no new world is claimed for "
+      .. LEASE_MS / 1000 .. " s, while running ones are claimed again")
   end
   if epoch then self.epoch = epoch end
 end
