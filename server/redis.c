@@ -2,7 +2,7 @@
  * connections: commands, and pub/sub (a subscribed connection takes no other command). A
  * connection that fails, is closed, answers with something hiredis cannot parse, or leaves a
  * command unanswered for STALL_SECS is dropped (its pending commands fail with an error) and
- * made again after a backoff (0.1 s doubling to 5 s). Every failure is one log line. */
+ * made again after a backoff (0.1 s doubling to 0.5 s). Every failure is one log line. */
 #include "redis.h"
 
 #include <ev.h> /* Required for: the host's loop, and the reconnect/watchdog timer */
@@ -15,15 +15,18 @@
 #include "common.h"
 
 #define BACKOFF_FIRST 0.1
-#define BACKOFF_MAX 5.0
+#define BACKOFF_MAX 0.5 /* short: a cluster's leases wait for their owners to be back (cluster.lua's GRACE) */
 #define STALL_SECS 5.0  /* a command unanswered this long means Redis is gone (or hung) */
 #define WATCH_SECS 0.1  /* how often the timer checks for a due reconnect or a stall */
+#define LOG_EVERY 30.0  /* while Redis stays away, one line this often (with a count) */
 
 typedef struct link {
   redisAsyncContext *ac; /* NULL while down */
   bool up;               /* connected (its connect callback said so) */
   double retry_at;       /* when a down link is made again */
   double backoff;
+  unsigned failures; /* tries that failed since it was last up */
+  double logged_at;  /* the last redis_disconnected line */
 } link;
 
 struct ty_redis {
@@ -59,12 +62,16 @@ static const char *link_name(ty_redis *r, const link *l) {
 
 /* The link is gone (hiredis frees the context after this): try again after the backoff. */
 static void link_down(ty_redis *r, link *l, const char *why) {
-  if (!r->destroying)
-    ty_log("redis_disconnected", "redis %s:%d (%s connection): %s; reconnecting in %.1f s", r->host, r->port,
-           link_name(r, l), why, l->backoff);
+  double now = ty_now();
+  if (!r->destroying && (l->failures == 0 || now - l->logged_at >= LOG_EVERY)) {
+    ty_log("redis_disconnected", "redis %s:%d (%s connection): %s; reconnecting every %.1f s at most%s", r->host,
+           r->port, link_name(r, l), why, BACKOFF_MAX, l->failures ? " (still down)" : "");
+    l->logged_at = now;
+  }
+  l->failures++;
   l->ac = NULL;
   l->up = false;
-  l->retry_at = ty_now() + l->backoff;
+  l->retry_at = now + l->backoff;
   l->backoff = l->backoff * 2 < BACKOFF_MAX ? l->backoff * 2 : BACKOFF_MAX;
   if (l == &r->cmd) r->pending = 0; /* hiredis has failed every pending callback already */
 }
@@ -99,7 +106,9 @@ static void on_connect(const redisAsyncContext *ac, int status) {
   }
   l->up = true;
   l->backoff = BACKOFF_FIRST;
-  ty_log("redis_connected", "redis %s:%d (%s connection) is up", r->host, r->port, link_name(r, l));
+  ty_log("redis_connected", "redis %s:%d (%s connection) is up%s", r->host, r->port, link_name(r, l),
+         l->failures > 1 ? " again" : "");
+  l->failures = 0;
   if (l == &r->sub) {
     for (uint32_t i = 0; i < r->nchannels; i++) subscribe_on(r, r->channels[i]);
   } else {

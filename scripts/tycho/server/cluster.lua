@@ -9,8 +9,8 @@
 --                    monitor), with the same TTL: a peer whose record expired is dead;
 --   nodes            the set of process ids (a dead one is dropped by the first reader);
 --   epoch            made by the first process to find Redis empty: a process that sees it
---                    change (Redis restarted and lost its keys) claims no new world for a lease's
---                    time, so that the owners of running worlds re-register theirs first.
+--                    change (Redis restarted and lost its keys) claims no new world for GRACE s,
+--                    so that the owners of running worlds re-register theirs first.
 -- Channels: to:<id>, one per process (the relay), and all (the world list changed).
 --
 -- The relay: a client stays connected to the process it reached (its edge); when it joins a
@@ -25,6 +25,9 @@ local RENEW_EVERY = 0.75  -- seconds between two renewals of the leases, and nod
 local ROUTE_RETRY = 0.25  -- seconds between two tries to claim a world held by a dead process
 local ROUTE_GIVE_UP = 10  -- seconds after which a join is refused world_unavailable
 local REMOTE_BASE = 1 << 40 -- ids of stand-in sessions: apart from the host's own
+-- Seconds no new world is claimed after Redis is found empty: every owner reconnects within
+-- server/redis.c's longest backoff (0.5 s) and claims its worlds again well inside it.
+local GRACE = 2
 
 local CLAIM = [[
 local v = redis.call('GET', KEYS[1])
@@ -118,9 +121,9 @@ end
 -- epoch: Redis's epoch now; made: this process made it (Redis was empty).
 function Cluster:epochSeen(epoch, made)
   if made or (self.epoch and epoch ~= self.epoch) then
-    self.graceUntil = tycho.now() + LEASE_MS / 1000
+    self.graceUntil = tycho.now() + GRACE
     self.host:log("cluster_grace: redis holds no leases (new or restarted): no new world is claimed for "
-      .. LEASE_MS / 1000 .. " s, while running ones are claimed again")
+      .. GRACE .. " s, while running ones are claimed again")
   end
   if epoch then self.epoch = epoch end
 end
