@@ -18,9 +18,9 @@
 
 #include "cluster.h" /* Required for: host.cluster (--redis) */
 #include "lua_host.h"
-#include "monitor.h" /* Required for: /_monitor, host:monitor */
 #include "lua_json.h"
 #include "lua_storage.h"
+#include "monitor.h" /* Required for: /_monitor, host:monitor */
 #include "net.h"
 #include "platform/watch.h" /* Required for: hot reload of modules */
 
