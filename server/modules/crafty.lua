@@ -848,9 +848,18 @@ function M.commitEdits()
     if M.rooms[room.world.id] == room and room.pendingEdits then
       if (room.commitRetryAt or 0) <= now and saveRoom(room) then
         local pending = room.pendingEdits
-        room.pendingEdits, room.commitRetryAt = nil, nil
+        room.pendingEdits, room.commitRetryAt, room.told = nil, nil, nil
         for i = 1, #pending do room.members:broadcast(pending[i]) end
       else
+        -- Each editor hears once that its edit waits for the store (sent once it is stored).
+        room.told = room.told or {} -- edits whose editor heard it already
+        for _, msg in ipairs(room.pendingEdits) do
+          local author = not room.told[msg] and M.clients[msg.author]
+          if author then
+            refuse(author, "storage_failed", "your edit is kept and goes out once the store takes it")
+            room.told[msg] = true
+          end
+        end
         room.commitRetryAt = room.commitRetryAt and room.commitRetryAt > now and room.commitRetryAt or now + COMMIT_RETRY
         M.committing = M.committing or {}
         M.committing[room] = true
