@@ -44,6 +44,7 @@ static void host_stop(host *h) {
 
 static void on_tick(void *user) {
   host *h = user;
+  double started = ty_now();
   if (stop_signal && !h->stopping) {
     fprintf(stderr, "tycho serve: %s: shutting down\n", stop_signal == SIGINT ? "SIGINT" : "SIGTERM");
     host_stop(h);
@@ -57,6 +58,53 @@ static void on_tick(void *user) {
     module_errors_flush(m, now);
   }
   timers_run(h, now);
+  int conns;
+  uint64_t received, sent;
+  ty_net_counts(h->net, &conns, &received, &sent);
+  ty_monitor_tick(h->monitor, ty_now(), ty_now() - started, received, sent, conns);
+}
+
+/* GET /_monitor: the page; GET /_monitor/api: its figures as JSON (server/monitor.c). */
+static char *on_http(void *user, const char *path, const char **type, size_t *len) {
+  host *h = user;
+  char *body = NULL;
+  if (strcmp(path, "/_monitor") == 0 || strcmp(path, "/_monitor/") == 0) {
+    *type = "text/html; charset=utf-8";
+    return ty_monitor_page(len);
+  }
+  if (strcmp(path, "/_monitor/api") == 0 && (body = ty_monitor_api(h->monitor))) {
+    *type = "application/json";
+    *len = strlen(body);
+  }
+  return body;
+}
+
+/* ---- the cluster's way into a module (server/cluster.c) ---- */
+
+static lua_State *cluster_state(void *mod) {
+  module *m = mod;
+  return m->dead || m->h->stopping ? NULL : m->L;
+}
+
+static void cluster_call(void *mod, int nargs) {
+  module *m = mod;
+  module_call_at(m, &m->err_at, nargs, 0, "cluster");
+}
+
+/* --redis: joins the cluster (server/cluster.c). False when Redis cannot be reached and the
+ * user did not ask to serve alone (--redis-optional). */
+static bool join_cluster(host *h, const char *node) {
+  if (!h->cfg.redis_url) return true;
+  char err[512];
+  ty_cluster_hooks hooks = {.state = cluster_state, .call = cluster_call};
+  h->cluster = ty_cluster_create(ty_net_loop(h->net), h->cfg.redis_url, node, &hooks, err, sizeof err);
+  if (h->cluster) return true;
+  if (h->cfg.redis_optional) {
+    ty_log("serve_alone", "%s: serving alone (--redis-optional)", err);
+    return true;
+  }
+  fprintf(stderr, "tycho serve: %s (without --redis, or with --redis-optional, it serves alone)\n", err);
+  return false;
 }
 
 /* Descriptors a host needs besides its clients: stdio, the event loop's and lws's own, the
@@ -140,9 +188,17 @@ int ty_serve(const ty_serve_config *cfg) {
                        .max_queue = (size_t)cfg->max_queue, .ping_secs = cfg->ping_secs,
                        .hangup_secs = cfg->ping_secs * 2, .max_clients = clients,
                        .tls_cert = cfg->tls_cert, .tls_key = cfg->tls_key};
-  ty_net_events ev = {.open = route_open, .message = route_message, .close = route_close, .tick = on_tick};
+  ty_net_events ev = {.open = route_open, .message = route_message, .close = route_close, .tick = on_tick, .http = on_http};
   h.net = ty_net_create(&net, &ev, &h);
   if (!h.net) goto done;
+  char port_node[64];
+  snprintf(port_node, sizeof port_node, "node-%d", ty_net_port(h.net));
+  const char *node = cfg->node ? cfg->node : port_node;
+  h.monitor = ty_monitor_create(node);
+  if (!join_cluster(&h, node)) {
+    ty_net_destroy(h.net);
+    goto done;
+  }
   for (uint32_t i = 0; i < h.nmodules; i++) module_start(&h.modules[i]);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -155,6 +211,8 @@ int ty_serve(const ty_serve_config *cfg) {
     fprintf(stderr, "%s/%s%s", i ? ", " : "", h.modules[i].name, h.modules[i].dead ? " [failed]" : "");
   fprintf(stderr, ")\n");
   ty_net_run(h.net);
+  ty_cluster_destroy(h.cluster); /* before the modules' states close: its callbacks are dropped */
+  h.cluster = NULL;
   ty_net_destroy(h.net); /* every session ended in host_stop: no Lua runs while lws tears down */
   ty_watch_destroy(h.watch);
   h.watch = NULL;
@@ -168,5 +226,6 @@ done:
   for (uint32_t i = 0; i < h.nmodules; i++)
     if (h.modules[i].L) lua_close(h.modules[i].L);
   TY_FREE(h.modules);
+  ty_monitor_destroy(h.monitor);
   return code;
 }

@@ -198,11 +198,25 @@ static int push_storage(lua_State *L, module *m) {
   return 1;
 }
 
+/* host:monitor(table), host:monitorRecord(), host:monitorCluster(records): server/monitor.c */
+static int h_monitor(lua_State *L) {
+  module *m = check_host(L);
+  return ty_monitor_lua_report(L, m->h->monitor, m->name);
+}
+static int h_monitor_record(lua_State *L) { return ty_monitor_lua_record(L, check_host(L)->h->monitor); }
+static int h_monitor_cluster(lua_State *L) { return ty_monitor_lua_cluster(L, check_host(L)->h->monitor); }
+
 static int h_index(lua_State *L) {
   const char *k = lua_tostring(L, 2);
   if (k && strcmp(k, "storage") == 0) return push_storage(L, module_of(L));
   if (k && strcmp(k, "name") == 0) {
     lua_pushstring(L, module_of(L)->name);
+    return 1;
+  }
+  if (k && strcmp(k, "cluster") == 0) {
+    module *m = module_of(L);
+    if (!m->h->cluster) lua_pushnil(L);
+    else ty_cluster_push(L, m->h->cluster, m);
     return 1;
   }
   lua_getmetatable(L, 1);
@@ -232,7 +246,8 @@ void host_lua_open(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 
-  static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {NULL, NULL}};
+  static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {"monitor", h_monitor},
+      {"monitorRecord", h_monitor_record}, {"monitorCluster", h_monitor_cluster}, {NULL, NULL}};
   luaL_newmetatable(L, HOST_MT);
   luaL_newlib(L, host_methods);
   lua_setfield(L, -2, "methods");

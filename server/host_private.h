@@ -16,6 +16,8 @@
 
 #include "lua_fence.h"
 #include "lua_json.h"
+#include "cluster.h" /* Required for: host.cluster (--redis) */
+#include "monitor.h" /* Required for: /_monitor, host:monitor */
 #include "net.h"
 #include "platform/watch.h" /* Required for: hot reload of modules */
 
@@ -78,6 +80,8 @@ struct host {
   ty_json_limits limits;
   bool stopping;
   ty_watch *watch; /* hot reload over cfg.modules_dir; NULL with watch off */
+  ty_cluster *cluster; /* --redis: host.cluster; NULL alone */
+  ty_monitor *monitor; /* what /_monitor shows */
 };
 
 /* ---- module.c ---- */

@@ -67,6 +67,7 @@ struct ty_net {
   double stop_deadline;
   int port;
   int conns;      /* accepted and not yet closed, handshaken or not */
+  uint64_t received, sent; /* whole messages in, frames queued out (the monitor's rates) */
   double valid_every; /* seconds between two validity confirmations of one client */
   double refused_at;  /* when the last net_client_cap line was written */
   unsigned long refused; /* refusals not yet in a net_client_cap line */
@@ -222,6 +223,8 @@ static void guard_free(guard *g) {
 
 typedef struct pss {
   ty_client *client;
+  char *http_body; /* a plain HTTP answer waiting for the socket: LWS_PRE bytes, then the body */
+  size_t http_len;
 } pss;
 
 static ty_client *client_create(ty_net *net, struct lws *wsi) {
@@ -364,6 +367,7 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
   c->out_len += len;
   /* Asked once per batch: on_writeable asks again while anything is left. */
   if (!queued) lws_callback_on_writable(c->wsi);
+  c->net->sent++;
   return true;
 }
 
@@ -398,6 +402,7 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
     /* Whole in one piece (nearly every message): handed over from lws's buffer, so an idle
      * client holds no receive buffer of its own. */
+    net->received++;
     net->ev.message(net->user, c, len ? in : "", len, c->rx_binary);
     return 0;
   }
@@ -405,6 +410,7 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   if (lws_is_final_fragment(wsi)) {
     size_t n = c->rx_len;
     c->rx_len = 0;
+    net->received++;
     net->ev.message(net->user, c, c->rx, n, c->rx_binary);
     /* Messages in parts are rare: their buffer is not kept for the next one. */
     TY_FREE(c->rx);
@@ -457,6 +463,37 @@ static void refuse(ty_net *net, int fd) {
   }
   net->refused++;
   refused_flush(net, ty_now());
+}
+
+/* A plain GET the host answers (/_monitor): headers now, the body when the socket is writable. */
+static int http_begin(ty_net *net, struct lws *wsi, pss *p, const char *path) {
+  const char *type = "text/plain";
+  size_t len = 0;
+  char *body = net && net->ev.http ? net->ev.http(net->user, path, &type, &len) : NULL;
+  if (!body) return 1; /* lws's default answer */
+  uint8_t head[LWS_PRE + 512], *start = head + LWS_PRE, *q = start, *end = head + sizeof head - 1;
+  if (lws_add_http_common_headers(wsi, HTTP_STATUS_OK, type, len, &q, end) ||
+      lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL, (unsigned char *)"no-store", 8, &q, end) ||
+      lws_finalize_write_http_header(wsi, start, &q, end)) {
+    TY_FREE(body);
+    return -1;
+  }
+  p->http_body = TY_MALLOC(LWS_PRE + len + 1);
+  TY_ASSERT(p->http_body);
+  memcpy(p->http_body + LWS_PRE, body, len);
+  p->http_len = len;
+  TY_FREE(body);
+  lws_callback_on_writable(wsi);
+  return 0;
+}
+
+static int http_write(struct lws *wsi, pss *p) {
+  if (!p->http_body) return 0;
+  int n = lws_write(wsi, (unsigned char *)p->http_body + LWS_PRE, p->http_len, LWS_WRITE_HTTP_FINAL);
+  TY_FREE(p->http_body);
+  p->http_body = NULL;
+  if (n < 0) return -1;
+  return lws_http_transaction_completed(wsi) ? -1 : 0;
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len) {
@@ -519,6 +556,32 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
       p->client = NULL;
     }
     return 0;
+  case LWS_CALLBACK_HTTP: {
+    /* A plain request, no upgrade: the guard looks for the next request head (a browser
+     * keeps the connection for its next GET), not for frames. */
+    guard *g = net ? lws_get_opaque_user_data(wsi) : NULL;
+    if (g && g->wsi == wsi) {
+      g->in_frames = false;
+      g->head_match = 0;
+      g->hdr_len = 0;
+      g->left = 0;
+    }
+    if (p && !p->client && in) {
+      int r = http_begin(net, wsi, p, in);
+      if (r <= 0) return r;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+  }
+  case LWS_CALLBACK_HTTP_WRITEABLE:
+    if (p && p->http_body) return http_write(wsi, p);
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+  case LWS_CALLBACK_CLOSED_HTTP:
+  case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+    if (p && p->http_body) {
+      TY_FREE(p->http_body);
+      p->http_body = NULL;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
   default:
     return lws_callback_http_dummy(wsi, reason, user, in, len);
   }
@@ -647,6 +710,14 @@ static struct lws_context *create_context(ty_net *net, struct lws_context_creati
     ty_log("net_evlib_unavailable", "libwebsockets' libev plugin (evlib_ev) did not load: "
            "serving on lws's poll loop, which scans every socket each turn");
   return ctx;
+}
+
+struct ev_loop *ty_net_loop(ty_net *net) { return net->loop; }
+
+void ty_net_counts(const ty_net *net, int *conns, uint64_t *received, uint64_t *sent) {
+  *conns = net->conns;
+  *received = net->received;
+  *sent = net->sent;
 }
 
 ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *user) {

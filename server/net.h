@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct ev_loop;
 typedef struct ty_net ty_net;
 typedef struct ty_client ty_client;
 
@@ -32,12 +33,20 @@ typedef struct ty_net_events {
   void (*close)(void *user, ty_client *c);
   /* About every 10 ms: timers and signal checks. */
   void (*tick)(void *user);
+  /* A plain HTTP GET of path (no WebSocket upgrade): the body (malloc'd; freed here) and its
+   * *type, or NULL for lws's default answer. May be NULL. */
+  char *(*http)(void *user, const char *path, const char **type, size_t *len);
 } ty_net_events;
 
 /* Binds and listens. NULL (with a message on stderr) when it cannot. Free with ty_net_destroy. */
 ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *user);
 void ty_net_destroy(ty_net *net);
 int ty_net_port(const ty_net *net);
+/* The libev loop lws runs on, for other watchers on the same thread (server/redis.c); NULL
+ * where lws serves on its own poll loop. */
+struct ev_loop *ty_net_loop(ty_net *net);
+/* Open connections, and whole messages received and frames queued since the start. */
+void ty_net_counts(const ty_net *net, int *conns, uint64_t *received, uint64_t *sent);
 
 /* Services connections until ty_net_stop's shutdown has finished. */
 void ty_net_run(ty_net *net);

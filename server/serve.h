@@ -18,6 +18,9 @@ typedef struct ty_serve_config {
   int ping_secs;           /* a quiet client is pinged after this, dropped after twice this */
   const char *tls_cert, *tls_key; /* both or neither */
   bool watch;              /* reload a module when its file is saved */
+  const char *redis_url;   /* --redis: join a cluster (server/cluster.c); NULL: serve alone */
+  const char *node;        /* --node: this process's name in the cluster; NULL: node-PORT */
+  bool redis_optional;     /* --redis-optional: serve alone when Redis cannot be reached */
 } ty_serve_config;
 
 /* Runs the host until SIGINT or SIGTERM. Returns the process exit code: 0 after a clean

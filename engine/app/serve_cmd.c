@@ -16,6 +16,7 @@ static void serve_usage(FILE *f) {
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
           "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n"
+          "                   [--redis redis://HOST:PORT [--node NAME] [--redis-optional]]\n"
           "Without --modules: ./server/modules when there is one, else the modules that come\n"
           "with tycho (its share/tycho/server/modules).\n");
 }
@@ -59,6 +60,10 @@ int cmd_serve(int argc, char **argv) {
       cfg.watch = false;
       continue;
     }
+    if (strcmp(a, "--redis-optional") == 0) {
+      cfg.redis_optional = true;
+      continue;
+    }
     if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
       serve_usage(stdout);
       return 0;
@@ -72,6 +77,10 @@ int cmd_serve(int argc, char **argv) {
     else if (strcmp(a, "--max-clients") == 0) num = &max_clients;
     else if ((strcmp(a, "--tls-cert") == 0 || strcmp(a, "--tls-key") == 0) && v) {
       *(a[6] == 'c' ? &cfg.tls_cert : &cfg.tls_key) = v;
+      i++;
+      continue;
+    } else if ((strcmp(a, "--redis") == 0 || strcmp(a, "--node") == 0) && v) {
+      *(a[2] == 'r' ? &cfg.redis_url : &cfg.node) = v;
       i++;
       continue;
     } else if ((strcmp(a, "--modules") == 0 || strcmp(a, "--host") == 0 || strcmp(a, "--data") == 0) && v) {

@@ -45,7 +45,52 @@ function Timer:cancel() end
 ---@class tycho.Host
 ---@field name string the module's name (its file name without .lua)
 ---@field storage tycho.WorldStorage this module's handle on `--data`/worlds.sqlite, opened on first read (raises when the store cannot be opened)
+---@field cluster tycho.ClusterLink? the Redis link of `tycho serve --redis URL`; nil when the host runs alone
 local Host = {}
+
+---What a module shows on `/_monitor` (its section of this process's record, `modules.NAME`):
+---any table JSON can hold, e.g. `{rooms = {{id=, name=, players=, edits=}}}` (the page lists
+---`rooms`). nil drops it.
+---@param report table?
+function Host:monitor(report) end
+
+---This process's monitor record as JSON text: `{node, clients, inPerSec, outPerSec, tickMs,
+---rates, modules}` (`tickMs`: `{mean, longest}` host tick milliseconds per second, the last 60).
+---tycho.server.cluster writes it into Redis for the other processes' pages.
+---@return string
+function Host:monitorRecord() end
+
+---Under `--redis`: every process's record (JSON texts) as read from Redis, for `/_monitor/api`.
+---@param records string[]
+function Host:monitorCluster(records) end
+
+---`host.cluster`: a pipe to the Redis of `tycho serve --redis URL --node NAME` (hiredis on the
+---host's loop; both connections come back by themselves after Redis fails). What keys and
+---messages mean is the module's: tycho.server.cluster builds leases, presence and the relay on it.
+---@class tycho.ClusterLink
+---@field node string the `--node` name (default `node-PORT`)
+---@field instance string this process's start (a restart under one node name is another instance)
+---@field connected boolean whether the command connection is up now
+local ClusterLink = {}
+
+---Sends one command (`{"SET", key, value, "PX", 3000}`: strings or numbers). `fn(reply, err)`
+---gets the reply once: strings, integers, nil, arrays as sequences (a nil inside one as
+---false), or nil and the error (an error reply, or the connection lost before the answer).
+---Returns false, and `fn` is never called, while Redis is unreachable.
+---@param args (string|number)[]
+---@param fn? fun(reply: any, err: string?)
+---@return boolean
+function ClusterLink:command(args, fn) end
+
+---`fn(payload)` for every message published on `channel`, from now on and after reconnects.
+---@param channel string
+---@param fn fun(payload: string)
+function ClusterLink:subscribe(channel, fn) end
+
+---`fn()` after every (re)connect of the command connection: what this process keeps in Redis
+---may be gone (Redis restarted), so it registers again there.
+---@param fn fun()
+function ClusterLink:onConnect(fn) end
 
 ---Calls `fn()` every `seconds` (at least 0.001; the host checks timers every 10 ms) until the
 ---timer is cancelled or the module is stopped.

@@ -12,7 +12,9 @@
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
 -- playerKey) are saved every 5 s when dirty, when a world's last player leaves, and in
--- onStop; one save that fails is logged and never stops the others. A save writes the
+-- onStop; one save that fails is logged and never stops the others. An edit is committed to
+-- the store before it is broadcast. Under `tycho serve --redis` the module is one of a
+-- cluster's processes (tycho.server.cluster, scripts/docs/server.md "Past one process"). A save writes the
 -- record's fields and the edits since the last one (saveMeta), never the whole log; a room
 -- keeps its log packed (16 bytes an edit) and stays loaded ROOM_IDLE s after its last player
 -- leaves. World creation is limited per playerKey and per address, and the creator may
@@ -22,6 +24,7 @@
 -- at once.
 local Room = require("tycho.server.room")
 local Text = require("tycho.server.text")
+local Cluster = require("tycho.server.cluster")
 
 local array = tycho.json.array -- lists go out as JSON arrays even when empty
 
@@ -60,6 +63,9 @@ local EDIT_CHUNK = 1024          -- edits per welcome/edits message (5 values ea
 local RECORD = "<i4i4i4i4"       -- one edit in a room's log: x, y, z, type (storage's packedEdits)
 local RECORD_SIZE = 16
 local FEED_INTERVAL = 0.02       -- seconds between two `edits` chunks to one joiner
+local COMMIT_INTERVAL = 0.001    -- edits are committed in groups once a host tick (about 10 ms)
+local COMMIT_RETRY = 1           -- seconds before a group whose commit failed is tried again
+local REPORT_INTERVAL = 1        -- seconds between two reports of the loaded worlds to /_monitor
 
 -- Module state: fields of M, so that a reload's new code reads the same rooms and lobby.
 local M = {
@@ -190,7 +196,8 @@ local function worldListText()
     ids[w.id] = true
     -- A loaded world is newer in memory than on disk.
     worlds[#worlds + 1] = worldSummary(room and room.world or w, room and room.editCount or w.editCount,
-      room and room.members.count or 0, type(owner) == "table" and owner.name or nil)
+      room and room.members.count or (M.cluster and M.cluster:onlineIn(w.id)) or 0,
+      type(owner) == "table" and owner.name or nil)
   end
   M.listText, M.listed, M.listCount = tycho.json.encode({ t = "world_list", worlds = worlds }), ids, #listed
   M.listStale, M.listBuiltAt = false, tycho.now()
@@ -219,6 +226,10 @@ end
 -- failure (returned or raised) is logged and leaves it dirty, its new edits kept for the next.
 local function saveRoom(room)
   if not room.dirty then return true end
+  if M.cluster and not M.cluster:holds(room.world.id) then -- fencing: never write a world run elsewhere
+    M.host:log("crafty_save_refused world " .. tostring(room.world.id) .. ": this process no longer holds its lease")
+    return false
+  end
   local storage, err = store()
   local ok, saved = false, nil
   if storage then ok, saved, err = pcall(storage.saveMeta, storage, room.world, room.unsaved) end
@@ -321,6 +332,9 @@ M.newRoom = newRoom
 
 -- nil, code, message when the world cannot be loaded.
 local function loadRoom(worldId)
+  if M.cluster and not M.cluster:holds(worldId) then
+    return nil, "world_moved", "this world runs on another process now; join it again"
+  end
   local room = M.rooms[worldId]
   if room then return room end
   local storage, serr = store()
@@ -470,6 +484,7 @@ function handlers.create_world(client, msg)
   end
   listChanged()
   broadcastList()
+  if M.cluster then M.cluster:listChanged() end
 end
 
 -- The creator of a world (its playerKey) may delete it while nobody plays in it.
@@ -485,7 +500,7 @@ function handlers.delete_world(client, msg)
     return refuse(client, "not_owner", "only the player who created a world may delete it")
   end
   local room = M.rooms[id]
-  if room and room.members.count > 0 then
+  if (room and room.members.count > 0) or (M.cluster and M.cluster:onlineIn(id) > 0) then
     return refuse(client, "world_in_use", "players are in this world; it can be deleted when it is empty")
   end
   local ok, deleted, err = pcall(storage.delete, storage, id)
@@ -494,20 +509,17 @@ function handlers.delete_world(client, msg)
     return refuse(client, "storage_failed", "the world could not be deleted")
   end
   M.rooms[id] = nil -- an idle room goes unsaved: there is nothing left to save it to
+  if M.cluster then M.cluster:release(id) end
   map[id] = nil
   local owned, oerr = saveOwners(storage)
   if not owned then M.host:log("crafty_save_failed owners: " .. tostring(oerr)) end -- a stale entry counts nothing
   listChanged()
   broadcastList()
+  if M.cluster then M.cluster:listChanged() end
 end
 
-function handlers.join_world(client, msg)
-  if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
-  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
-  if not take(bucket(client, "joinBucket", JOIN_BURST), JOIN_RATE, JOIN_BURST) then
-    return refuse(client, "too_fast", "at most " .. JOIN_BURST .. " joins at once, then one every "
-      .. (1 / JOIN_RATE) .. " s")
-  end
+-- Joins the world on this process (alone, or the one that holds its lease).
+local function joinHere(client, msg)
   local room, code, message, detail = loadRoom(msg.worldId)
   if not room then
     if detail then M.host:log("crafty_load_failed world " .. msg.worldId:sub(1, 40) .. ": " .. detail) end
@@ -576,6 +588,36 @@ function handlers.join_world(client, msg)
   })
   room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = player.x, y = player.y,
     z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
+end
+
+function handlers.join_world(client, msg)
+  if client.room then return refuse(client, "already_in_world", "leave (reconnect) before joining another world") end
+  if type(msg.worldId) ~= "string" then return refuse(client, "bad_message", "worldId must be a string") end
+  if not take(bucket(client, "joinBucket", JOIN_BURST), JOIN_RATE, JOIN_BURST) then
+    return refuse(client, "too_fast", "at most " .. JOIN_BURST .. " joins at once, then one every "
+      .. (1 / JOIN_RATE) .. " s")
+  end
+  if not M.cluster then return joinHere(client, msg) end
+  if client.session.edge then -- a stand-in: its own process routed it here
+    if not M.cluster:holds(msg.worldId) then
+      return refuse(client, "world_moved", "this world runs on another process now; join it again")
+    end
+    return joinHere(client, msg)
+  end
+  if client.routing then return refuse(client, "too_fast", "a join is under way") end
+  client.routing = true
+  M.cluster:route(msg.worldId, function(where, err)
+    client.routing = nil
+    if M.clients[client.session.id] ~= client or client.room or client.relay then return end
+    if not where then return refuse(client, "world_unavailable", err) end
+    if where == "local" then
+      joinHere(client, msg)
+      if not M.rooms[msg.worldId] then M.cluster:release(msg.worldId) end -- no such world, or unreadable
+      return
+    end
+    M.lobby:remove(client.session.id)
+    M.cluster:attach(client, where, msg) -- its messages go to the world's process from now on
+  end)
 end
 
 -- Back to the lobby from a world: the others see player_leave, the client gets the list.
@@ -664,7 +706,12 @@ function handlers.block_edit(client, msg)
     return refuse(client, "rate_limited", "at most " .. EDIT_RATE .. " edits a second")
   end
   applyEdit(room, x, y, z, blockType)
-  room.members:broadcast({ t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id })
+  -- Durable before anyone sees it: broadcast once its group is committed (M.commitEdits).
+  local pending = room.pendingEdits
+  if not pending then pending = {}; room.pendingEdits = pending end
+  pending[#pending + 1] = { t = "block_edit", x = x, y = y, z = z, type = blockType, author = player.id }
+  M.committing = M.committing or {}
+  M.committing[room] = true
 end
 
 function handlers.chat(client, msg)
@@ -739,6 +786,14 @@ local function hello(client, msg)
 end
 
 function M.onMessage(client, msg)
+  if client.relay then -- in a world another process runs: it answers, except leave_world
+    if type(msg) == "table" and msg.t == "leave_world" then
+      M.cluster:detach(client)
+      M.lobby:add(client.session)
+      return sendList(client)
+    end
+    return M.cluster:forward(client, msg)
+  end
   if type(msg) ~= "table" or type(msg.t) ~= "string" then
     return refuse(client, "bad_message", "a message is a JSON object with a string field t")
   end
@@ -785,6 +840,49 @@ function M.flushTransforms()
   for _, room in pairs(M.rooms) do M.flushRoom(room) end
 end
 
+-- Group commit: every room's edits since the last tick are committed in one transaction each
+-- (sqlite WAL, not fsynced: a killed process loses nothing committed), then broadcast, so no
+-- client ever sees an edit that a kill -9 could lose. A group whose commit fails waits (and
+-- its edits with it) COMMIT_RETRY s for the next try; a room no longer loaded drops its group.
+function M.commitEdits()
+  local rooms = M.committing
+  if not rooms then return end
+  M.committing = nil
+  local now = tycho.now()
+  for room in pairs(rooms) do
+    if M.rooms[room.world.id] == room and room.pendingEdits then
+      if (room.commitRetryAt or 0) <= now and saveRoom(room) then
+        local pending = room.pendingEdits
+        room.pendingEdits, room.commitRetryAt, room.told = nil, nil, nil
+        for i = 1, #pending do room.members:broadcast(pending[i]) end
+      else
+        -- Each editor hears once that its edit waits for the store (sent once it is stored).
+        room.told = room.told or {} -- edits whose editor heard it already
+        for _, msg in ipairs(room.pendingEdits) do
+          local author = not room.told[msg] and M.clients[msg.author]
+          if author then
+            refuse(author, "storage_failed", "your edit is kept and goes out once the store takes it")
+            room.told[msg] = true
+          end
+        end
+        room.commitRetryAt = room.commitRetryAt and room.commitRetryAt > now and room.commitRetryAt or now + COMMIT_RETRY
+        M.committing = M.committing or {}
+        M.committing[room] = true
+      end
+    end
+  end
+end
+
+-- The loaded worlds, for /_monitor (host:monitor).
+function M.report()
+  local rooms = array()
+  for id, room in pairs(M.rooms) do
+    rooms[#rooms + 1] = { id = id, name = room.world.name, players = room.members.count, edits = room.editCount }
+  end
+  table.sort(rooms, function(a, b) return a.id < b.id end)
+  M.host:monitor({ rooms = rooms })
+end
+
 -- Sends each joiner with a long edit log its next chunk.
 function M.feedEdits()
   for _, client in pairs(M.clients) do
@@ -822,20 +920,73 @@ function M.unloadIdle()
         if not ok or folded == nil then M.host:log("crafty_compact_failed world " .. id .. ": " .. tostring(ok and err or folded)) end
       end
       M.rooms[id] = nil
+      if M.cluster then M.cluster:release(id) end
     end
   end
 end
 
+-- What tycho.server.cluster asks of the module (see tycho.ClusterApp).
+local clusterApp = {
+  open = function(session, key, name, msg)
+    M.onConnect(session)
+    local client = M.clients[session.id]
+    client.key, client.name = key, name -- the edge checked them at hello
+    M.onMessage(client, msg)
+  end,
+  deliver = function(session, msg)
+    local client = M.clients[session.id]
+    if client then M.onMessage(client, msg) end
+  end,
+  closed = function(session)
+    local client = M.clients[session.id]
+    if client then M.onClose(client) end
+  end,
+  joined = function(session)
+    local client = M.clients[session.id]
+    return client ~= nil and client.room ~= nil
+  end,
+  detached = function(client) M.lobby:add(client.session) end,
+  lost = function(worldId)
+    local room = M.rooms[worldId]
+    if not room then return end
+    M.rooms[worldId] = nil
+    for _, session in pairs(room.members.members) do
+      session:close(4012, "world_moved: another process runs this world now; reconnect and join again")
+    end
+  end,
+  presence = function()
+    local worlds = {}
+    for id, room in pairs(M.rooms) do
+      if room.members.count > 0 then worlds[id] = room.members.count end
+    end
+    return worlds
+  end,
+  listChanged = function()
+    listChanged()
+    broadcastList()
+  end,
+}
+
 function M.onStart(h)
   M.host = h
+  M.cluster = Cluster.new(h, clusterApp) -- nil unless `tycho serve --redis`
   store() -- opened now when it can be; a failure is logged and retried on use
   -- Closures that call through M: after a reload the timers run the new code.
   h:every(SAVE_INTERVAL, function() M.saveAll() end)
   h:every(FEED_INTERVAL, function() M.feedEdits() end)
+  M.commitTimer = h:every(COMMIT_INTERVAL, function() M.commitEdits() end)
+  M.reportTimer = h:every(REPORT_INTERVAL, function() M.report() end)
 end
 
--- Rooms made by code before the packed log (world.edits a list) are packed in place.
-function M.onReload(old)
+-- Rooms made by code before the packed log (world.edits a list) are packed in place; code from
+-- before the group commit gets its timer.
+function M.onReload(old, host)
+  if not old.commitTimer and host then
+    old.commitTimer = host:every(COMMIT_INTERVAL, function() old.commitEdits() end)
+  end
+  if not old.reportTimer and host then
+    old.reportTimer = host:every(REPORT_INTERVAL, function() old.report() end)
+  end
   for _, room in pairs(old.rooms or {}) do
     if not room.log then
       fillLog(room, room.world.edits)
@@ -858,6 +1009,7 @@ end
 
 -- Forgets the client before anything that can fail (leaveWorld's saves only log).
 function M.onClose(client)
+  if client.relay then M.cluster:detach(client) end
   local id = client.session.id
   M.clients[id] = nil
   M.lobby:remove(id)
@@ -866,6 +1018,7 @@ end
 
 function M.onStop()
   M.saveAll()
+  if M.cluster then M.cluster:stop() end
 end
 
 return M

@@ -32,6 +32,7 @@ check() { # check PREFIX: runs the installed binary from an unrelated folder
   echo "$out" | grep -q "listening on .*/crafty.*/sync" || { echo "install check: tycho serve found no modules" >&2; exit 1; }
   echo "$out" | grep -q "modules from $home/server/modules (the ones that come with tycho" ||
     { echo "install check: tycho serve did not say it serves the bundled modules" >&2; exit 1; }
+  [ -f "$home/server/monitor.html" ] || { echo "install check: no server/monitor.html (the /_monitor page)" >&2; exit 1; }
   # An example of the source tree, run by the installed binary from elsewhere.
   out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" run "$ROOT/examples/orbit" --headless --frames 61 --no-watch 2>&1)
   echo "$out" | grep -q "t=1.0s planets=3" || { echo "install check: examples/orbit did not run: $out" >&2; exit 1; }
@@ -44,6 +45,7 @@ if command -v dpkg-deb >/dev/null 2>&1 && command -v dpkg-shlibdeps >/dev/null 2
   (cd "$TMP" && cpack -G DEB --config "$BUILD/CPackConfig.cmake" -B "$TMP/deb" >/dev/null)
   deb=$(ls "$TMP"/deb/tycho_*.deb)
   dpkg-deb -f "$deb" Depends | grep -q liblua5.4 || { echo "install check: the package declares no dependencies" >&2; exit 1; }
+  dpkg-deb -f "$deb" Depends | grep -q libhiredis || { echo "install check: the package does not depend on libhiredis" >&2; exit 1; }
   dpkg-deb -x "$deb" "$TMP/debroot"
   check "$TMP/debroot/usr"
   echo "install check: package $(basename "$deb") unpacked and run"

@@ -41,6 +41,7 @@ function C.start(opts)
     return t
   end
   function host.log(_, ...) host.logs[#host.logs + 1] = table.concat({ ... }, "\t") end
+  function host.monitor(_, report) host.report = report end -- /_monitor's section (M.report)
   M.onStart(host)
   local self = { M = M, host = host, sessions = {}, handlers = {} }
 
