@@ -8,6 +8,7 @@
 #include <lualib.h>
 
 #include "common.h"
+#include "lua_floor.h" /* Required for: the context, types, ty_pcall, ty_fail */
 
 /* Metatable names (luaL_newmetatable sets __name, so error messages read "Vec3"). */
 #define TY_VEC3 "Vec3"

@@ -8,7 +8,6 @@
  * conn:setHandlers(h) or conn:ready(), then handed over in arrival order before anything
  * newer, so no event is lost or reordered between the two sets of handlers. */
 #include "bindings.h"
-#include "lua_host.h" /* Required for: ty_host_traceback */
 #include "lua_json.h"
 #include "net/client.h"
 
@@ -82,13 +81,6 @@ static int net_client_gc(lua_State *L) {
 
 /* ---- calling the game ---- */
 
-static int traceback(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  ty_host_traceback(L, L, msg, 1);
-  return 1;
-}
-
 /* Calls handlers[name] of the Connection at conn with the nargs values on top (popped).
  * A missing handler is skipped; an error is logged with its traceback, never raised. */
 static void call_handler(lua_State *L, int conn, const char *name, int nargs) {
@@ -100,16 +92,12 @@ static void call_handler(lua_State *L, int conn, const char *name, int nargs) {
     return;
   }
   lua_insert(L, -1 - nargs);
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, traceback);
-  lua_insert(L, base);
-  if (lua_pcall(L, nargs, 0, base) != LUA_OK) {
+  if (!ty_pcall(L, nargs, 0)) {
     lua_getiuservalue(L, conn, UV_INFO);
     lua_getfield(L, -1, "url");
     ty_log("net_handler_error", "%s (%s): %s", name, lua_tostring(L, -1), lua_tostring(L, -3));
     lua_pop(L, 3);
   }
-  lua_remove(L, base);
 }
 
 static bool is_welcome(lua_State *L, int idx) {
@@ -292,16 +280,12 @@ static int net_connect(lua_State *L) {
 
   lua_net *ln = get_net(L, true);
   if (!ln) {
-    lua_pushnil(L);
-    lua_pushliteral(L, "the network client could not start (see the log)");
-    return 2;
+    return ty_fail(L, "the network client could not start (see the log)");
   }
   char err[1200];
   ty_net_conn *c = ty_net_client_connect(ln->client, url, &desc, err, sizeof err);
   if (!c) {
-    lua_pushnil(L);
-    lua_pushstring(L, err);
-    return 2;
+    return ty_fail(L, "%s", err);
   }
   /* Other connections' events met while waiting stay queued for the next update. */
   for (double deadline = ty_now() + wait; ty_net_conn_state(c) == TY_NET_CONNECTING && ty_now() < deadline;)
@@ -357,9 +341,7 @@ static int conn_send(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushstring(L, st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
-  return 2;
+  return ty_fail(L, "%s", st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
 }
 
 static int conn_send_binary(lua_State *L) {
@@ -371,9 +353,7 @@ static int conn_send_binary(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushstring(L, st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
-  return 2;
+  return ty_fail(L, "%s", st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
 }
 
 /* conn:close([code [, reason]]): code 1000 (default) or 3000..4999, reason up to 123 bytes. */

@@ -18,7 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lua_host.h"  /* Required for: ty_host_traceback */
 #include "lua_scene.h" /* Required for: ty_lctx_get, ty_check_gameobject */
 #include "lua_window.h" /* Required for: ty_lua_window_frame_size */
 #include "render/camera.h" /* Required for: ty_camera_view */
@@ -30,9 +29,6 @@
 #define TY_GRAPH "RenderGraph"
 #define TY_RESOURCE "RenderResource"
 #define TY_FEATURE_OPTS "FeatureOptions"
-
-/* Its address keys the renderer's userdata in the registry. */
-static const char RENDER_KEY = 'r';
 
 /* A pass whose execute is a Lua function: lives until the next frame begins. */
 typedef struct lua_pass {
@@ -72,9 +68,7 @@ typedef struct lfeature {
 } lfeature;
 
 static lrender *lr_get(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &RENDER_KEY);
-  lrender *lr = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  lrender *lr = ty_ctx_get(L)->render;
   TY_ASSERT(lr && "the render binding was not opened");
   return lr;
 }
@@ -821,12 +815,6 @@ static int graph_fullscreen(lua_State *L) {
   return 1;
 }
 
-static int traceback(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  ty_host_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
-  return 1;
-}
-
 static void push_bindings(lua_State *L, const rg_binding *b, uint32_t n) {
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
@@ -848,7 +836,6 @@ static void lua_pass_execute(const rg_pass_context *ctx, void *user) {
   lua_pass *p = user;
   lua_State *L = p->L;
   int top = lua_gettop(L);
-  lua_pushcfunction(L, traceback);
   lua_rawgeti(L, LUA_REGISTRYINDEX, p->fn_ref);
   lua_createtable(L, 0, 5);
   lua_pushstring(L, ctx->name);
@@ -861,7 +848,7 @@ static void lua_pass_execute(const rg_pass_context *ctx, void *user) {
   lua_setfield(L, -2, "reads");
   push_bindings(L, ctx->writes, ctx->write_count);
   lua_setfield(L, -2, "writes");
-  if (lua_pcall(L, 1, 0, top + 1) != LUA_OK) {
+  if (!ty_pcall(L, 1, 0)) {
     const char *msg = lua_tostring(L, -1);
     /* A feature's pass is reported with the feature when the engine disables it. */
     if (p->owner_ref == LUA_NOREF || p->owner_ref == LUA_REFNIL)
@@ -1286,14 +1273,10 @@ static int r_screenshot(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
   lrender *lr = lr_get(L);
   if (!lr->window) {
-    lua_pushnil(L);
-    lua_pushliteral(L, "no window");
-    return 2;
+    return ty_fail(L, "no window");
   }
   if (!ty_window_screenshot(lr->window, path)) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: the screenshot could not be written", path);
-    return 2;
+    return ty_fail(L, "%s: the screenshot could not be written", path);
   }
   lua_pushboolean(L, 1);
   return 1;
@@ -1322,9 +1305,7 @@ static int r_reload_shader(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushstring(L, ty_render_error(lr->R));
-  return 2;
+  return ty_fail(L, "%s", ty_render_error(lr->R));
 }
 
 /* _render.reloadFile(path) -> count of textures and meshes reloaded (false: none was
@@ -1333,9 +1314,7 @@ static int r_reload_file(lua_State *L) {
   lrender *lr = lr_get(L);
   int n = ty_render_reload_file(lr->R, luaL_checkstring(L, 1));
   if (n < 0) {
-    lua_pushnil(L);
-    lua_pushstring(L, ty_render_error(lr->R));
-    return 2;
+    return ty_fail(L, "%s", ty_render_error(lr->R));
   }
   if (n == 0) lua_pushboolean(L, 0);
   else lua_pushinteger(L, n);
@@ -1410,17 +1389,12 @@ static void new_type(lua_State *L, const char *name, const luaL_Reg *meta) {
 
 void ty_open_render(lua_State *L) {
   int tycho = lua_gettop(L);
-  lrender *lr = lua_newuserdatauv(L, sizeof *lr, 0);
-  memset(lr, 0, sizeof *lr);
-  lr->owner_ref = LUA_NOREF;
-  lua_newtable(L);
-  lua_pushcfunction(L, render_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
   /* Made after the scene binding's world, so at lua_close it is finalized first. */
+  lrender *lr = ty_ctx_part(L, sizeof *lr, render_gc);
+  lr->owner_ref = LUA_NOREF;
   lr->R = ty_render_create(&(ty_render_desc){.world = ty_lctx_get(L)->world});
   TY_ASSERT(lr->R);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &RENDER_KEY);
+  ty_ctx_get(L)->render = lr;
   lua_newtable(L);
   lr->failures_ref = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_newtable(L);

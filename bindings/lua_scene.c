@@ -9,7 +9,6 @@
  * past it, so the error is reported through scene.onError and the walk resumes there.
  */
 #include "lua_scene.h"
-#include "lua_host.h" /* Required for: ty_host_traceback */
 #include "lua_physics.h" /* Required for: the physics phase, contacts, bodies leaving at the sweep */
 
 #include <math.h>
@@ -36,8 +35,6 @@ static const char *const LOCAL_NAMES[3] = {"position", "rotation", "scale"};
 static const char *const AXES[4] = {"x", "y", "z", "w"};
 
 /* ---- context ---- */
-
-ty_lctx *ty_lctx_get(lua_State *L) { return *(ty_lctx **)lua_getextraspace(L); }
 
 static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
 
@@ -335,14 +332,6 @@ static int scene_data(lua_State *L, int idx, const char *key) {
 
 /* ---- errors from hooks ---- */
 
-/* The message and a traceback that starts at the user's line (not at `error` or the walk). */
-static int traceback_handler(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  ty_host_traceback(L, L, msg, 1);
-  return 1;
-}
-
 /* tycho._setErrorReporter(fn|nil): fn(message, info) takes the errors of scenes that have
  * no onError (scripts/tycho/errors.lua: deduplicated, counted, shown on screen). */
 static const char reporter_key = 0;
@@ -397,11 +386,7 @@ static void report_error(lua_State *L, int scene_idx, const char *hook, ty_id ob
 /* Calls the function at the top of the stack (with nargs arguments below it... pushed
  * after it) protected, reporting an error through report_error. */
 static void call_hook(lua_State *L, int nargs, int scene_idx, const char *hook, ty_id object, int inst_idx) {
-  int fn = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, traceback_handler);
-  lua_insert(L, fn);
-  if (lua_pcall(L, nargs, 0, fn) != LUA_OK) report_error(L, scene_idx, hook, object, inst_idx);
-  lua_remove(L, fn);
+  if (!ty_pcall(L, nargs, 0)) report_error(L, scene_idx, hook, object, inst_idx);
 }
 
 /* Calls inst[method](inst) protected if it exists. inst at inst_idx (absolute). */
@@ -1486,7 +1471,7 @@ static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, in
 
   walk_args args = {ls->scene, p, {0}};
   for (;;) {
-    lua_pushcfunction(L, traceback_handler);
+    lua_pushcfunction(L, ty_msgh);
     int handler = lua_gettop(L);
     lua_pushcfunction(L, walk_protected);
     lua_pushlightuserdata(L, &args);
@@ -1722,15 +1707,11 @@ static int class_changed(lua_State *L) {
 /* ---- opening ---- */
 
 static int ctx_gc(lua_State *L) {
-  ty_lctx **pp = lua_touserdata(L, 1);
-  if (*pp) {
-    ty_world_destroy((*pp)->world);
-    TY_FREE((*pp)->local_refs);
-    TY_FREE((*pp)->gos);
-    TY_FREE(*pp);
-    *pp = NULL;
-    *(ty_lctx **)lua_getextraspace(L) = NULL;
-  }
+  ty_lctx *ctx = lua_touserdata(L, 1);
+  ty_world_destroy(ctx->world);
+  TY_FREE(ctx->local_refs);
+  TY_FREE(ctx->gos);
+  ty_ctx_get(L)->scene = NULL;
   return 0;
 }
 
@@ -1749,24 +1730,15 @@ static void new_class(lua_State *L, const char *name, const luaL_Reg *meta, cons
 
 void ty_open_scene(lua_State *L) {
   int tycho = lua_gettop(L);
-  /* The context lives in a userdata whose __gc frees the world when the state closes;
-   * objects and scenes are freed with it. */
-  ty_lctx **pp = lua_newuserdatauv(L, sizeof *pp, 0);
-  *pp = TY_MALLOC(sizeof **pp);
-  TY_ASSERT(*pp);
-  memset(*pp, 0, sizeof **pp);
-  ty_lctx *ctx = *pp;
+  /* The scene's part of the context frees the world when the state closes; objects and
+   * scenes are freed with it. */
+  ty_lctx *ctx = ty_ctx_part(L, sizeof *ctx, ctx_gc);
   ctx->world = ty_world_create();
   lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
   ctx->L = lua_tothread(L, -1);
   lua_pop(L, 1);
   ty_transforms_set_pull(ty_world_transforms(ctx->world), pull_all, ctx);
-  *(ty_lctx **)lua_getextraspace(L) = ctx;
-  lua_newtable(L);
-  lua_pushcfunction(L, ctx_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  luaL_ref(L, LUA_REGISTRYINDEX);
+  ty_ctx_get(L)->scene = ctx;
 
   lua_newtable(L);
   ctx->instances = luaL_ref(L, LUA_REGISTRYINDEX);

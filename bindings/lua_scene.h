@@ -30,7 +30,8 @@ typedef struct ty_lctx {
   uint64_t errors_caught; /* errors scenes caught in hooks since tycho.stats.reset() */
 } ty_lctx;
 
-ty_lctx *ty_lctx_get(lua_State *L);
+/* The scene's part of the state's context (NULL once the state is closing). */
+static inline ty_lctx *ty_lctx_get(lua_State *L) { return ty_ctx_get(L)->scene; }
 
 typedef struct ty_lscene {
   ty_scene *scene;

@@ -26,9 +26,7 @@ static ty_storage *check_open(lua_State *L) {
 }
 
 static int push_failure(lua_State *L, const char *err) {
-  lua_pushnil(L);
-  lua_pushstring(L, err);
-  return 2;
+  return ty_fail(L, "%s", err);
 }
 
 /* An integral double comes back as a Lua integer, so that 64 saved is 64 loaded. */

@@ -12,19 +12,16 @@
 
 #define HEADLESS_MAX 16384
 
-/* The headless window: kept in a registry userdata, one per state. */
+/* The headless window: the window binding's part of the state's context. */
 typedef struct lwindow {
   int width, height;
 } lwindow;
 
-/* Its address keys the lwindow in the registry; the title lives beside it. */
-static const char WINDOW_KEY = 'w';
+/* Its address keys the title in the registry. */
 static const char TITLE_KEY = 't';
 
 static lwindow *lw_get(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &WINDOW_KEY);
-  lwindow *lw = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  lwindow *lw = ty_ctx_get(L)->window;
   TY_ASSERT(lw && "the window binding was not opened");
   return lw;
 }
@@ -129,9 +126,9 @@ static int w_is_open(lua_State *L) {
 }
 
 void ty_open_window(lua_State *L) {
-  lwindow *lw = lua_newuserdatauv(L, sizeof *lw, 0);
+  lwindow *lw = ty_ctx_part(L, sizeof *lw, NULL);
   lw->width = 1280, lw->height = 720; /* the window's default size too */
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &WINDOW_KEY);
+  ty_ctx_get(L)->window = lw;
   static const luaL_Reg fns[] = {{"setTitle", w_set_title},
                                  {"getTitle", w_get_title},
                                  {"getSize", w_get_size},
