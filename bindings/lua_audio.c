@@ -422,25 +422,17 @@ void ty_open_audio(lua_State *L) {
   b->output = TY_AUDIO_LOOPBACK;
   ty_ctx_get(L)->audio = b;
 
-  luaL_newmetatable(L, TY_CLIP);
   static const luaL_Reg clip_meta[] = {
       {"__index", clip_index}, {"__gc", clip_gc}, {"__tostring", clip_tostring}, {NULL, NULL}};
-  luaL_setfuncs(L, clip_meta, 0);
-  lua_pop(L, 1);
-  luaL_newmetatable(L, TY_VOICE);
+  ty_type_register(L, TY_CLIP, clip_meta, NULL);
   static const luaL_Reg voice_meta[] = {{"__index", voice_index}, {NULL, NULL}};
-  luaL_setfuncs(L, voice_meta, 0);
-  lua_pop(L, 1);
-  luaL_newmetatable(L, TY_SOURCE_HANDLE);
+  ty_type_register(L, TY_VOICE, voice_meta, NULL);
+  static const luaL_Reg source_meta[] = {{"__gc", s_gc}, {NULL, NULL}};
   static const luaL_Reg source_methods[] = {
       {"setParams", s_set_params}, {"setClip", s_set_clip}, {"attach", s_attach}, {"play", s_play},
       {"stop", s_stop},           {"pause", s_pause},      {"resume", s_resume}, {"playing", s_playing},
       {"paused", s_paused},       {"time", s_time},        {NULL, NULL}};
-  luaL_newlib(L, source_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, s_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  ty_type_register(L, TY_SOURCE_HANDLE, source_meta, source_methods);
 
   static const luaL_Reg pub[] = {{"load", a_load},   {"play", a_play},   {"volume", a_volume},
                                  {"render", a_render}, {"stats", a_stats}, {NULL, NULL}};

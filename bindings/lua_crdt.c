@@ -382,11 +382,7 @@ void ty_open_crdt(lua_State *L) {
   };
   static const luaL_Reg transform[] = {{"encode", transform_encode}, {"decode", transform_decode}, {NULL, NULL}};
 
-  luaL_newmetatable(L, TY_CRDT_STATE);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  ty_type_register(L, TY_CRDT_STATE, meta, methods);
 
   luaL_newlib(L, funcs);
   luaL_newlib(L, transform);

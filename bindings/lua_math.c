@@ -682,20 +682,19 @@ static const luaL_Reg mat4_statics[] = {
   {NULL, NULL},
 };
 
-/* Creates the metatable of a userdata type (registered under tname, and under key when
- * given) and its methods table. With index/newindex (Vec3, Quat) they become closures over
- * the metatable and the methods table; otherwise __index is the methods table itself.
- * Leaves the methods table on the stack. */
+/* Registers a userdata type (ty_type_register; its metatable also under key when given).
+ * With index/newindex (Vec3, Quat) they become closures over the metatable and the methods
+ * table; otherwise __index is the methods table itself. Leaves the methods table on the
+ * stack. */
 static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg *meta,
                       const luaL_Reg *methods, lua_CFunction index, lua_CFunction newindex) {
-  luaL_newmetatable(L, tname);
-  luaL_setfuncs(L, meta, 0);
+  ty_type_register(L, tname, meta, methods);
+  luaL_getmetatable(L, tname);
   if (key) {
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, key);
   }
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
+  lua_getfield(L, -1, "__methods");
   if (index) {
     lua_pushvalue(L, -2);
     lua_pushvalue(L, -2);
@@ -705,9 +704,6 @@ static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg
     lua_pushvalue(L, -2);
     lua_pushcclosure(L, newindex, 2);
     lua_setfield(L, -3, "__newindex");
-  } else {
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__index");
   }
   lua_remove(L, -2);
 }

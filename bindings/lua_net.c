@@ -409,8 +409,9 @@ static int conn_index(lua_State *L) {
     lua_pushinteger(L, lc->tail - lc->head);
     return 1;
   }
+  if (!luaL_getmetafield(L, 1, "__methods")) return 0;
   lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
+  lua_rawget(L, -2);
   return 1;
 }
 
@@ -428,24 +429,16 @@ static int conn_gc(lua_State *L) {
 }
 
 void ty_open_net(lua_State *L) {
-  luaL_newmetatable(L, TY_NET_CLIENT);
-  lua_pushcfunction(L, net_client_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg client_meta[] = {{"__gc", net_client_gc}, {NULL, NULL}};
+  ty_type_register(L, TY_NET_CLIENT, client_meta, NULL);
 
   static const luaL_Reg methods[] = {
       {"send", conn_send},       {"sendBinary", conn_send_binary}, {"close", conn_close},
       {"setHandlers", conn_set_handlers}, {"ready", conn_ready}, {NULL, NULL},
   };
-  luaL_newmetatable(L, TY_CONNECTION);
-  luaL_newlib(L, methods);
-  lua_pushcclosure(L, conn_index, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, conn_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, conn_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {
+      {"__index", conn_index}, {"__tostring", conn_tostring}, {"__gc", conn_gc}, {NULL, NULL}};
+  ty_type_register(L, TY_CONNECTION, meta, methods);
 
   static const luaL_Reg fns[] = {{"connect", net_connect}, {"update", net_update}, {NULL, NULL}};
   luaL_newlib(L, fns);

@@ -1381,12 +1381,6 @@ static int stats_time_passes(lua_State *L) {
 
 /* ---- opening ---- */
 
-static void new_type(lua_State *L, const char *name, const luaL_Reg *meta) {
-  luaL_newmetatable(L, name);
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);
-}
-
 void ty_open_render(lua_State *L) {
   int tycho = lua_gettop(L);
   /* Made after the scene binding's world, so at lua_close it is finalized first. */
@@ -1402,24 +1396,23 @@ void ty_open_render(lua_State *L) {
 
   static const luaL_Reg mesh_meta[] = {
       {"__index", mesh_index}, {"__eq", id_eq}, {"__tostring", mesh_tostring}, {NULL, NULL}};
-  new_type(L, TY_MESH, mesh_meta);
+  ty_type_register(L, TY_MESH, mesh_meta, NULL);
   static const luaL_Reg texture_meta[] = {
       {"__index", texture_index}, {"__eq", id_eq}, {"__tostring", texture_tostring}, {NULL, NULL}};
-  new_type(L, TY_TEXTURE, texture_meta);
+  ty_type_register(L, TY_TEXTURE, texture_meta, NULL);
   static const luaL_Reg material_meta[] = {{"__index", material_index},
                                            {"__newindex", material_newindex},
                                            {"__eq", id_eq},
                                            {"__tostring", material_tostring},
                                            {NULL, NULL}};
-  new_type(L, TY_MATERIAL, material_meta);
+  ty_type_register(L, TY_MATERIAL, material_meta, NULL);
   static const luaL_Reg resource_meta[] = {
       {"__index", resource_index}, {"__eq", resource_eq}, {"__tostring", resource_tostring}, {NULL, NULL}};
-  new_type(L, TY_RESOURCE, resource_meta);
-  static const luaL_Reg opts_meta[] = {{NULL, NULL}};
-  new_type(L, TY_FEATURE_OPTS, opts_meta);
+  ty_type_register(L, TY_RESOURCE, resource_meta, NULL);
+  ty_type_register(L, TY_FEATURE_OPTS, NULL, NULL);
   static const luaL_Reg frame_meta[] = {
       {"__index", frame_index}, {"__newindex", frame_newindex}, {"__tostring", frame_tostring}, {NULL, NULL}};
-  new_type(L, TY_FRAME, frame_meta);
+  ty_type_register(L, TY_FRAME, frame_meta, NULL);
 
   static const luaL_Reg graph_methods[] = {{"fullscreen", graph_fullscreen},
                                            {"addPass", graph_addPass},
@@ -1427,12 +1420,8 @@ void ty_open_render(lua_State *L) {
                                            {"find", graph_find},
                                            {"dump", graph_dump},
                                            {NULL, NULL}};
-  luaL_newmetatable(L, TY_GRAPH);
-  luaL_newlib(L, graph_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, graph_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg graph_meta[] = {{"__tostring", graph_tostring}, {NULL, NULL}};
+  ty_type_register(L, TY_GRAPH, graph_meta, graph_methods);
 
   /* The one Frame userdata; its user value holds graph, camera and feature fields. */
   lua_newuserdatauv(L, 1, 1);

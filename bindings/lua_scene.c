@@ -1715,17 +1715,12 @@ static int ctx_gc(lua_State *L) {
   return 0;
 }
 
+/* A type whose methods table is tycho.<global>, so Lua code can add methods to the class. */
 static void new_class(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods,
                       const char *global) {
-  luaL_newmetatable(L, name);
-  luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, "__methods");
-  /* The methods table is tycho.<global>, so Lua code can add methods to the class. */
-  lua_setfield(L, -3, global);
-  lua_pop(L, 1);
+  ty_type_register(L, name, meta, methods);
+  ty_type_push_methods(L, name);
+  lua_setfield(L, -2, global);
 }
 
 void ty_open_scene(lua_State *L) {

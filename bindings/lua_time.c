@@ -141,18 +141,12 @@ void ty_open_time(lua_State *L) {
   int tycho = lua_gettop(L);
   static const luaL_Reg time_meta[] = {
       {"__index", time_index}, {"__newindex", time_newindex}, {"__tostring", time_tostring}, {NULL, NULL}};
-  luaL_newmetatable(L, TY_TIME);
-  luaL_setfuncs(L, time_meta, 0);
-  lua_pop(L, 1);
+  ty_type_register(L, TY_TIME, time_meta, NULL);
 
   static const luaL_Reg loop_methods[] = {{"new", loop_new},     {"advance", loop_advance}, {"step", loop_step},
                                           {"pause", loop_pause}, {"resume", loop_resume},   {NULL, NULL}};
-  luaL_newmetatable(L, TY_LOOP);
-  lua_pushcfunction(L, loop_index);
-  lua_setfield(L, -2, "__index");
-  luaL_newlib(L, loop_methods);
-  lua_pushvalue(L, -1);
-  lua_setfield(L, -3, "__methods");
+  static const luaL_Reg loop_meta[] = {{"__index", loop_index}, {NULL, NULL}};
+  ty_type_register(L, TY_LOOP, loop_meta, loop_methods);
+  ty_type_push_methods(L, TY_LOOP); /* tycho.Loop, so Lua code can add methods */
   lua_setfield(L, tycho, "Loop");
-  lua_pop(L, 1);
 }

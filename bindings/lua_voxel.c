@@ -164,8 +164,7 @@ static int grid_index(lua_State *L) {
   else if (strcmp(k, "sy") == 0) lua_pushinteger(L, g->size[1]);
   else if (strcmp(k, "sz") == 0) lua_pushinteger(L, g->size[2]);
   else {
-    luaL_getmetatable(L, TY_VOXEL_GRID);
-    lua_getfield(L, -1, "methods");
+    ty_type_push_methods(L, TY_VOXEL_GRID);
     lua_getfield(L, -1, k);
   }
   return 1;
@@ -467,16 +466,9 @@ void ty_open_voxel(lua_State *L) {
   static const luaL_Reg grid_methods[] = {{"get", grid_get},     {"set", grid_set},     {"fill", grid_fill},
                                           {"bytes", grid_bytes}, {"setBytes", grid_set_bytes},
                                           {"count", grid_count}, {"top", grid_top},     {NULL, NULL}};
-  luaL_newmetatable(L, TY_VOXEL_GRID);
-  luaL_newlib(L, grid_methods);
-  lua_setfield(L, -2, "methods");
-  lua_pushcfunction(L, grid_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, grid_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
-  luaL_newmetatable(L, TY_VOXEL_PALETTE);
-  lua_pop(L, 1);
+  static const luaL_Reg grid_meta[] = {{"__index", grid_index}, {"__tostring", grid_tostring}, {NULL, NULL}};
+  ty_type_register(L, TY_VOXEL_GRID, grid_meta, grid_methods);
+  ty_type_register(L, TY_VOXEL_PALETTE, NULL, NULL);
 
   static const luaL_Reg voxel_fns[] = {{"grid", voxel_grid}, {"palette", voxel_palette}, {"mesh", voxel_mesh},
                                        {"noise", voxel_noise}, {NULL, NULL}};

@@ -80,12 +80,8 @@ static int w_close(lua_State *L) {
 void ty_open_watch(lua_State *L) {
   static const luaL_Reg methods[] = {
       {"add", w_add}, {"poll", w_poll}, {"pending", w_pending}, {"close", w_close}, {NULL, NULL}};
-  luaL_newmetatable(L, WATCH_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, w_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__gc", w_close}, {NULL, NULL}};
+  ty_type_register(L, WATCH_MT, meta, methods);
   static const luaL_Reg fns[] = {{"open", w_open}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "_watch");
