@@ -82,7 +82,8 @@ void ty_open_storage(lua_State *L); /* lua_storage.c: tycho.storage */
 void ty_open_render(lua_State *L); /* lua_render.c: tycho.mesh, material, texture, _render */
 void ty_open_net(lua_State *L);    /* lua_net.c: tycho.net, the WebSocket client */
 void ty_open_watch(lua_State *L);  /* lua_watch.c: tycho._watch, the file watcher hot reload polls */
-void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing), tycho.ui */
+void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing) */
+void ty_open_ui(lua_State *L);     /* lua_ui.c: tycho.ui (the screen-space layer) */
 void ty_open_terrain(lua_State *L); /* lua_terrain.c: tycho.terrain (the world from a seed) */
 void ty_open_audio(lua_State *L);   /* lua_audio.c: tycho.audio, tycho._audio (the components' sources) */
 

@@ -510,7 +510,8 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_image(L);
   ty_open_net(L);
   ty_open_watch(L);
-  ty_open_voxel(L); /* after ty_open_render: its meshes and UI are the renderer's */
+  ty_open_voxel(L); /* after ty_open_render: its meshes are the renderer's */
+  ty_open_ui(L);    /* after ty_open_render: its layer is the renderer's */
   ty_open_terrain(L); /* its chunks are tycho.voxel's grids */
   ty_open_audio(L);
   lua_pushstring(L, root);
