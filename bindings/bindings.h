@@ -38,12 +38,15 @@ typedef struct ty_vec {
   uint8_t view;    /* ty_view_kind */
 } ty_vec;
 
-/* Implemented in lua_scene.c. ty_view_resolve returns the floats a world view stands for,
- * brought up to date; it raises when the owner was destroyed, or when write is true (world
- * views are read-only). ty_dead_view_error raises the destroyed-owner error for the view or
- * dead local table at idx. */
-float *ty_view_resolve(lua_State *L, ty_vec *u, bool write);
-int ty_dead_view_error(lua_State *L, int idx);
+/* What a view stands for is known to the binding that owns GameObjects, not to lua_math.c:
+ * that binding puts these in the state's context (ty_ctx.views), and math calls them there.
+ * resolve returns the floats a view stands for, brought up to date; it raises when the owner
+ * was destroyed, or when write is true and the view is read-only. dead raises the
+ * destroyed-owner error for the view or dead local table at idx. */
+typedef struct ty_view_ops {
+  float *(*resolve)(lua_State *L, ty_vec *u, bool write);
+  int (*dead)(lua_State *L, int idx);
+} ty_view_ops;
 
 /* lua_math.c */
 float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major */

@@ -26,6 +26,7 @@ typedef struct ty_ctx {
   struct lwindow *window;     /* lua_window.c: the headless window size */
   struct ty_input *input;     /* lua_input.c: the input snapshot */
   struct audio_box *audio;    /* lua_audio.c: the mixer, opened on first use */
+  const struct ty_view_ops *views; /* lua_transform.c: what lua_math.c's views stand for */
 } ty_ctx;
 
 /* Makes L's context (zeroed; freed with the state). Call once, before any opener. */

@@ -38,6 +38,13 @@ typedef struct ty_lscene {
   ty_clock clock;
 } ty_lscene;
 
+/* lua_transform.c: the floats a world view (or, through lua_physics.c, a body velocity view)
+ * stands for, brought up to date; raises when the owner was destroyed, or when write is true
+ * and the view is read-only. ty_dead_view_error raises the destroyed-owner error for the view
+ * or dead local table at idx. lua_math.c reaches both through the context (ty_view_ops). */
+float *ty_view_resolve(lua_State *L, ty_vec *u, bool write);
+int ty_dead_view_error(lua_State *L, int idx);
+
 /* Checks argument idx is a live GameObject and returns its id (error if destroyed). */
 ty_id ty_check_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
