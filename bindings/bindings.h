@@ -75,7 +75,8 @@ void ty_write_quat(lua_State *L, int idx, const float in[4]);
 /* Openers: each adds its names to the table on top of the stack. */
 void ty_open_math(lua_State *L);
 void ty_open_scene(lua_State *L);
-void ty_open_time(lua_State *L);
+void ty_open_time(lua_State *L);  /* lua_time.c: the Time type (scene.time) */
+void ty_open_loop(lua_State *L);  /* lua_loop.c: tycho.Loop */
 void ty_open_host(lua_State *L);
 void ty_open_crdt(lua_State *L); /* lua_crdt.c: tycho.crdt */
 void ty_open_input(lua_State *L); /* lua_input.c: tycho.input */

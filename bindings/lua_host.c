@@ -499,6 +499,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_scene(L);
   ty_open_physics(L); /* after ty_open_scene: its bodies belong to GameObjects */
   ty_open_time(L);
+  ty_open_loop(L);
   ty_open_host(L);
   ty_open_crdt(L);
   ty_open_input(L);

@@ -4,10 +4,12 @@
  * lua_scene_private.h names. */
 #include "lua_scene_private.h"
 #include "lua_physics.h" /* Required for: scene.physics2d and scene.physics */
+#include "lua_time.h"    /* Required for: ty_push_time (scene.time) */
 
 /* ---- scenes: the userdata behind a ty_scene ---- */
 
-ty_lscene *ty_check_scene(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_SCENE); }
+ty_lscene *ty_check_scene(lua_State *L, int idx) { return ty_check(L, idx, TY_SCENE); }
+ty_lscene *ty_test_scene(lua_State *L, int idx) { return ty_test(L, idx, TY_SCENE); }
 
 void ls_push_scene_of(lua_State *L, ty_scene *S) {
   if (!S) {
@@ -40,11 +42,7 @@ static int scene_new(lua_State *L) {
   lua_newtable(L);
   lua_setfield(L, -2, "systems");
   /* scene.time: a Time userdata over ls->clock that keeps the scene alive. */
-  ty_clock **tp = lua_newuserdatauv(L, sizeof *tp, 1);
-  *tp = &ls->clock;
-  luaL_setmetatable(L, TY_TIME);
-  lua_pushvalue(L, s);
-  lua_setiuservalue(L, -2, 1);
+  ty_push_time(L, &ls->clock, s);
   lua_setfield(L, -2, "time");
   lua_setiuservalue(L, s, 1);
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->scenes);

@@ -9,8 +9,6 @@
 
 #define TY_GAMEOBJECT "GameObject"
 #define TY_SCENE "Scene"
-#define TY_TIME "Time"
-#define TY_LOOP "Loop"
 
 /* One per Lua state, reached through lua_getextraspace. */
 typedef struct ty_lctx {
@@ -49,7 +47,9 @@ int ty_dead_view_error(lua_State *L, int idx);
 ty_id ty_check_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
 void ty_push_gameobject(lua_State *L, ty_id id);
+/* The Scene at idx: check raises a type error, test returns NULL. */
 ty_lscene *ty_check_scene(lua_State *L, int idx);
+ty_lscene *ty_test_scene(lua_State *L, int idx);
 /* The world matrix (column-major 4x4) of a live id, brought up to date first: the local
  * tables of id and its ancestors are read back, as for go:localToWorld(). Valid until the
  * next transform write or sync. */
