@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "lua_scene.h" /* Required for: ty_lctx_get, ty_check_gameobject */
-#include "lua_window.h" /* Required for: ty_lua_window_frame_size */
+#include "lua_window.h" /* Required for: ty_lua_window, ty_lua_window_frame_size */
 #include "render/camera.h" /* Required for: ty_camera_view */
 
 #define TY_FEATURE_OPTS "FeatureOptions"
@@ -28,7 +28,7 @@ typedef struct lfeature {
 
 ty_renderer *ty_lua_renderer(lua_State *L) { return lr_get(L)->R; }
 
-ty_window *ty_lua_render_window(lua_State *L) { return lr_get(L)->window; }
+ty_window *ty_lua_render_window(lua_State *L) { return ty_lua_window(L); }
 
 bool ty_lua_render_set_window(lua_State *L, ty_window *w) {
   lrender *lr = lr_get(L);
@@ -37,12 +37,12 @@ bool ty_lua_render_set_window(lua_State *L, ty_window *w) {
     ty_gl_destroy(lr->dev);
     lr->dev = NULL;
   }
-  lr->window = NULL;
+  ty_lua_window_set(L, NULL);
   if (!w) return true;
   /* ty_gl_create logs gl_unavailable itself when the context is missing or too old. */
   lr->dev = ty_gl_create(NULL);
   if (!lr->dev) return false;
-  lr->window = w;
+  ty_lua_window_set(L, w);
   ty_render_attach(lr->R, lr->dev);
   return true;
 }
@@ -510,20 +510,16 @@ static int r_in_frame(lua_State *L) {
 
 static int r_has_window(lua_State *L) {
   lrender *lr = lr_get(L);
-  lua_pushboolean(L, lr->window != NULL && lr->dev != NULL);
+  lua_pushboolean(L, ty_lua_window(L) != NULL && lr->dev != NULL);
   return 1;
 }
 
 /* _render.screenshot(path) -> true, or nil, message */
 static int r_screenshot(lua_State *L) {
   const char *path = luaL_checkstring(L, 1);
-  lrender *lr = lr_get(L);
-  if (!lr->window) {
-    return ty_fail(L, "no window");
-  }
-  if (!ty_window_screenshot(lr->window, path)) {
-    return ty_fail(L, "%s: the screenshot could not be written", path);
-  }
+  ty_window *win = ty_lua_window(L);
+  if (!win) return ty_fail(L, "no window");
+  if (!ty_window_screenshot(win, path)) return ty_fail(L, "%s: the screenshot could not be written", path);
   lua_pushboolean(L, 1);
   return 1;
 }

@@ -25,7 +25,6 @@ typedef struct lua_pass {
 typedef struct lrender {
   ty_renderer *R;
   ty_gl_device *dev;
-  ty_window *window;
   ty_frame *F;          /* the frame begun last (NULL before the first) */
   bool in_frame;        /* between beginFrame and endFrame */
   bool executing;       /* inside endFrame: Lua passes are running */
