@@ -83,7 +83,7 @@ void ty_open_input(lua_State *L); /* lua_input.c: tycho.input */
 void ty_open_sandbox(lua_State *L); /* lua_sandbox.c: tycho.sandbox */
 void ty_open_json(lua_State *L);  /* lua_json.c: tycho.json */
 void ty_open_storage(lua_State *L); /* lua_storage.c: tycho.storage */
-void ty_open_render(lua_State *L); /* lua_render.c: tycho.mesh, material, texture, _render */
+void ty_open_render(lua_State *L); /* lua_render*.c: tycho.mesh, material, texture, _render */
 void ty_open_net(lua_State *L);    /* lua_net.c: tycho.net, the WebSocket client */
 void ty_open_watch(lua_State *L);  /* lua_watch.c: tycho._watch, the file watcher hot reload polls */
 void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing) */
