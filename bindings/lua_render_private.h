@@ -69,8 +69,8 @@ void lr_open_assets(lua_State *L, int tycho);
 void lr_open_graph(lua_State *L, lrender *lr);
 /* Frees the Lua passes of the last frame. */
 void lr_release_passes(lua_State *L, lrender *lr);
-/* Pushes the state's Frame, its field table emptied of nothing (fields persist) but given a
- * fresh RenderGraph for the frame just begun. */
+/* Pushes the state's one Frame, its `graph` field a fresh RenderGraph for the frame just
+ * begun (the fields features stashed stay). */
 void lr_push_frame(lua_State *L, lrender *lr);
 
 #endif
