@@ -50,6 +50,7 @@ typedef struct ty_view_ops {
 
 /* lua_math.c */
 float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major */
+ty_vec *ty_test_vec3(lua_State *L, int idx);          /* a userdata Vec3 (owned or a view), else NULL */
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z);
 ty_vec *ty_push_quat(lua_State *L, float x, float y, float z, float w);
 float *ty_push_mat4(lua_State *L, const float m[16]); /* m may be NULL for identity */

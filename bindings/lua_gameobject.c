@@ -18,6 +18,8 @@ ty_id ty_check_gameobject(lua_State *L, int idx) {
   return g->id;
 }
 
+ty_id ty_opt_gameobject(lua_State *L, int idx) { return lua_isnoneornil(L, idx) ? 0 : ty_check_gameobject(L, idx); }
+
 void ty_push_gameobject(lua_State *L, ty_id id) {
   if (!id) {
     lua_pushnil(L);

@@ -144,7 +144,8 @@ static int return_self(lua_State *L) {
 
 /* ---- public C API --------------------------------------------------------------------- */
 
-float *ty_check_mat4(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_MAT4); }
+float *ty_check_mat4(lua_State *L, int idx) { return ty_check(L, idx, TY_MAT4); }
+ty_vec *ty_test_vec3(lua_State *L, int idx) { return ty_test(L, idx, TY_VEC3); }
 
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z) {
   ty_vec *u = push_vec(L, TY_VEC3, TY_VIEW_NONE, 0);

@@ -84,7 +84,7 @@ bool lr_opt_bool(lua_State *L, int idx, const char *key, bool def) {
 bool lr_read_color(lua_State *L, int idx, float *out, int n) {
   idx = lua_absindex(L, idx);
   if (n == 4) out[3] = 1.0f;
-  if (luaL_testudata(L, idx, TY_VEC3)) {
+  if (ty_test_vec3(L, idx)) {
     ty_read_vec3(L, idx, out);
     return true;
   }
@@ -246,8 +246,6 @@ static int r_read_color(lua_State *L) {
   for (int i = 0; i < n; i++) lua_pushnumber(L, c[i]);
   return n;
 }
-static ty_id opt_gameobject(lua_State *L, int idx) { return lua_isnil(L, idx) ? 0 : ty_check_gameobject(L, idx); }
-
 /* _render.beginFrame{width=, height=, camera=GameObject|nil, orthographic=, fov=, size=,
  * near=, far=, time=, delta=, jitter=, scene=Scene|nil} -> Frame; with a scene, only its
  * objects draw and light. */
@@ -264,7 +262,7 @@ static int r_begin_frame(lua_State *L) {
   if (!d.width) d.width = 1;
   if (!d.height) d.height = 1;
   lua_getfield(L, 1, "camera");
-  d.camera.object = opt_gameobject(L, -1);
+  d.camera.object = ty_opt_gameobject(L, -1);
   lua_pop(L, 1);
   d.camera.orthographic = lr_opt_bool(L, 1, "orthographic", false);
   d.camera.fov_deg = lr_opt_number(L, 1, "fov", 60, "beginFrame");

@@ -45,6 +45,8 @@ int ty_dead_view_error(lua_State *L, int idx);
 
 /* Checks argument idx is a live GameObject and returns its id (error if destroyed). */
 ty_id ty_check_gameobject(lua_State *L, int idx);
+/* As ty_check_gameobject, but 0 for none or nil. */
+ty_id ty_opt_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
 void ty_push_gameobject(lua_State *L, ty_id id);
 /* The Scene at idx: check raises a type error, test returns NULL. */
