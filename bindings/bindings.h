@@ -8,6 +8,7 @@
 #include <lualib.h>
 
 #include "common.h"
+#include "lua_floor.h" /* Required for: the context, types, ty_pcall, ty_fail */
 
 /* Metatable names (luaL_newmetatable sets __name, so error messages read "Vec3"). */
 #define TY_VEC3 "Vec3"
@@ -37,15 +38,19 @@ typedef struct ty_vec {
   uint8_t view;    /* ty_view_kind */
 } ty_vec;
 
-/* Implemented in lua_scene.c. ty_view_resolve returns the floats a world view stands for,
- * brought up to date; it raises when the owner was destroyed, or when write is true (world
- * views are read-only). ty_dead_view_error raises the destroyed-owner error for the view or
- * dead local table at idx. */
-float *ty_view_resolve(lua_State *L, ty_vec *u, bool write);
-int ty_dead_view_error(lua_State *L, int idx);
+/* What a view stands for is known to the binding that owns GameObjects, not to lua_math.c:
+ * that binding puts these in the state's context (ty_ctx.views), and math calls them there.
+ * resolve returns the floats a view stands for, brought up to date; it raises when the owner
+ * was destroyed, or when write is true and the view is read-only. dead raises the
+ * destroyed-owner error for the view or dead local table at idx. */
+typedef struct ty_view_ops {
+  float *(*resolve)(lua_State *L, ty_vec *u, bool write);
+  int (*dead)(lua_State *L, int idx);
+} ty_view_ops;
 
 /* lua_math.c */
 float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major */
+ty_vec *ty_test_vec3(lua_State *L, int idx);          /* a userdata Vec3 (owned or a view), else NULL */
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z);
 ty_vec *ty_push_quat(lua_State *L, float x, float y, float z, float w);
 float *ty_push_mat4(lua_State *L, const float m[16]); /* m may be NULL for identity */
@@ -71,17 +76,19 @@ void ty_write_quat(lua_State *L, int idx, const float in[4]);
 /* Openers: each adds its names to the table on top of the stack. */
 void ty_open_math(lua_State *L);
 void ty_open_scene(lua_State *L);
-void ty_open_time(lua_State *L);
+void ty_open_time(lua_State *L);  /* lua_time.c: the Time type (scene.time) */
+void ty_open_loop(lua_State *L);  /* lua_loop.c: tycho.Loop */
 void ty_open_host(lua_State *L);
 void ty_open_crdt(lua_State *L); /* lua_crdt.c: tycho.crdt */
 void ty_open_input(lua_State *L); /* lua_input.c: tycho.input */
 void ty_open_sandbox(lua_State *L); /* lua_sandbox.c: tycho.sandbox */
 void ty_open_json(lua_State *L);  /* lua_json.c: tycho.json */
 void ty_open_storage(lua_State *L); /* lua_storage.c: tycho.storage */
-void ty_open_render(lua_State *L); /* lua_render.c: tycho.mesh, material, texture, _render */
+void ty_open_render(lua_State *L); /* lua_render*.c: tycho.mesh, material, texture, _render */
 void ty_open_net(lua_State *L);    /* lua_net.c: tycho.net, the WebSocket client */
 void ty_open_watch(lua_State *L);  /* lua_watch.c: tycho._watch, the file watcher hot reload polls */
-void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing), tycho.ui */
+void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing) */
+void ty_open_ui(lua_State *L);     /* lua_ui.c: tycho.ui (the screen-space layer) */
 void ty_open_terrain(lua_State *L); /* lua_terrain.c: tycho.terrain (the world from a seed) */
 void ty_open_audio(lua_State *L);   /* lua_audio.c: tycho.audio, tycho._audio (the components' sources) */
 

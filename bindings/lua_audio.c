@@ -10,7 +10,6 @@
 #define TY_CLIP "AudioClip"
 #define TY_VOICE "Voice"
 #define TY_SOURCE_HANDLE "tycho.AudioSourceHandle"
-#define CTX_KEY "tycho.audio"
 
 typedef struct audio_box {
   ty_audio *A;             /* NULL until first use, and after the state closes */
@@ -25,12 +24,7 @@ typedef struct source_box {
   ty_source src;
 } source_box;
 
-static audio_box *box_of(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, CTX_KEY);
-  audio_box *b = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  return b;
-}
+static audio_box *box_of(lua_State *L) { return ty_ctx_get(L)->audio; }
 
 /* The state's audio, opened on first use. */
 static ty_audio *audio_of(lua_State *L) {
@@ -112,9 +106,7 @@ static int a_load(lua_State *L) {
   char err[512];
   ty_clip c = ty_audio_clip_load(audio_of(L), path, stream, err, sizeof err);
   if (!c.id) {
-    lua_pushnil(L);
-    lua_pushstring(L, err);
-    return 2;
+    return ty_fail(L, "%s", err);
   }
   clip_box *b = lua_newuserdatauv(L, sizeof *b, 1);
   b->clip = c;
@@ -255,11 +247,9 @@ static int a_render(lua_State *L) {
   luaL_argcheck(L, secs >= 0 && secs <= 3600, 1, "seconds must be in 0..3600");
   ty_audio *A = audio_of(L);
   if (ty_audio_output_kind(A) != TY_AUDIO_LOOPBACK) {
-    lua_pushnil(L);
-    lua_pushstring(L, ty_audio_output_kind(A) == TY_AUDIO_DEVICE
+    return ty_fail(L, "%s", ty_audio_output_kind(A) == TY_AUDIO_DEVICE
                           ? "tycho.audio.render mixes only headless (this run plays through the audio device)"
                           : "no audio mixer here (see the audio_unavailable line)");
-    return 2;
   }
   sync_world(L);
   ty_audio_update(A, ty_lctx_get(L)->world, 0);
@@ -333,9 +323,7 @@ static int a_reload_file(lua_State *L) {
   char err[512];
   int n = ty_audio_reload_file(b->A, path, err, sizeof err);
   if (n < 0) {
-    lua_pushnil(L);
-    lua_pushstring(L, err);
-    return 2;
+    return ty_fail(L, "%s", err);
   }
   if (n == 0) lua_pushboolean(L, 0);
   else lua_pushinteger(L, n);
@@ -430,34 +418,21 @@ static int s_time(lua_State *L) {
 /* ---- opening ---- */
 
 void ty_open_audio(lua_State *L) {
-  audio_box *b = lua_newuserdatauv(L, sizeof *b, 0);
-  memset(b, 0, sizeof *b);
+  audio_box *b = ty_ctx_part(L, sizeof *b, box_gc);
   b->output = TY_AUDIO_LOOPBACK;
-  lua_createtable(L, 0, 1);
-  lua_pushcfunction(L, box_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_setfield(L, LUA_REGISTRYINDEX, CTX_KEY);
+  ty_ctx_get(L)->audio = b;
 
-  luaL_newmetatable(L, TY_CLIP);
   static const luaL_Reg clip_meta[] = {
       {"__index", clip_index}, {"__gc", clip_gc}, {"__tostring", clip_tostring}, {NULL, NULL}};
-  luaL_setfuncs(L, clip_meta, 0);
-  lua_pop(L, 1);
-  luaL_newmetatable(L, TY_VOICE);
+  ty_type_register(L, TY_CLIP, clip_meta, NULL);
   static const luaL_Reg voice_meta[] = {{"__index", voice_index}, {NULL, NULL}};
-  luaL_setfuncs(L, voice_meta, 0);
-  lua_pop(L, 1);
-  luaL_newmetatable(L, TY_SOURCE_HANDLE);
+  ty_type_register(L, TY_VOICE, voice_meta, NULL);
+  static const luaL_Reg source_meta[] = {{"__gc", s_gc}, {NULL, NULL}};
   static const luaL_Reg source_methods[] = {
       {"setParams", s_set_params}, {"setClip", s_set_clip}, {"attach", s_attach}, {"play", s_play},
       {"stop", s_stop},           {"pause", s_pause},      {"resume", s_resume}, {"playing", s_playing},
       {"paused", s_paused},       {"time", s_time},        {NULL, NULL}};
-  luaL_newlib(L, source_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, s_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  ty_type_register(L, TY_SOURCE_HANDLE, source_meta, source_methods);
 
   static const luaL_Reg pub[] = {{"load", a_load},   {"play", a_play},   {"volume", a_volume},
                                  {"render", a_render}, {"stats", a_stats}, {NULL, NULL}};

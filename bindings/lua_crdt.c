@@ -48,25 +48,17 @@ static int push_status(lua_State *L, ty_lcrdt *c, ty_crdt_status st, uint32_t en
     return push_out(L, c);
   case TY_CRDT_REMOVED:
     c->out.len = 0;
-    lua_pushnil(L);
-    lua_pushfstring(L, "entity %I (number %d, version %d) is deleted", (lua_Integer)entity,
+    return ty_fail(L, "entity %I (number %d, version %d) is deleted", (lua_Integer)entity,
                     (int)ty_crdt_entity_number(entity), (int)ty_crdt_entity_version(entity));
-    return 2;
   case TY_CRDT_CLOCK_EXHAUSTED:
     c->out.len = 0;
-    lua_pushnil(L);
-    lua_pushliteral(L, "the timestamp is at its maximum (4294967295): no later write can win");
-    return 2;
+    return ty_fail(L, "the timestamp is at its maximum (4294967295): no later write can win");
   case TY_CRDT_COMPONENT_LIMIT:
     c->out.len = 0;
-    lua_pushnil(L);
-    lua_pushliteral(L, "the state holds as many component ids as maxComponents allows");
-    return 2;
+    return ty_fail(L, "the state holds as many component ids as maxComponents allows");
   case TY_CRDT_STATE_LIMIT:
     c->out.len = 0;
-    lua_pushnil(L);
-    lua_pushliteral(L, "the state holds as many entries/bytes as maxEntries/maxBytes allows");
-    return 2;
+    return ty_fail(L, "the state holds as many entries/bytes as maxEntries/maxBytes allows");
   }
   return 0;
 }
@@ -351,9 +343,7 @@ static int transform_decode(lua_State *L) {
   const char *data = luaL_checklstring(L, 1, &len);
   ty_crdt_transform t;
   if (!ty_crdt_transform_decode((const uint8_t *)data, len, &t)) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "Transform data must be %d bytes, got %d", TY_CRDT_TRANSFORM_SIZE, (int)len);
-    return 2;
+    return ty_fail(L, "Transform data must be %d bytes, got %d", TY_CRDT_TRANSFORM_SIZE, (int)len);
   }
   lua_createtable(L, 0, 4);
   push_floats(L, t.position, 3);
@@ -392,11 +382,7 @@ void ty_open_crdt(lua_State *L) {
   };
   static const luaL_Reg transform[] = {{"encode", transform_encode}, {"decode", transform_decode}, {NULL, NULL}};
 
-  luaL_newmetatable(L, TY_CRDT_STATE);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  ty_type_register(L, TY_CRDT_STATE, meta, methods);
 
   luaL_newlib(L, funcs);
   luaL_newlib(L, transform);

@@ -142,11 +142,11 @@ static int host_traceback(lua_State *L) {
   return 1;
 }
 
-static int traceback(lua_State *L) {
+int ty_msgh(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
   if (!msg) {
-    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
-    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) msg = lua_tostring(L, -1);
+    else msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   }
   ty_host_traceback(L, L, msg, 1);
   return 1;
@@ -297,14 +297,7 @@ static int host_use_fast_traceback(lua_State *L) {
   return 1;
 }
 
-bool ty_host_try(lua_State *L, int nargs, int nresults) {
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, traceback);
-  lua_insert(L, base);
-  int rc = lua_pcall(L, nargs, nresults, base);
-  lua_remove(L, base);
-  return rc == LUA_OK;
-}
+bool ty_host_try(lua_State *L, int nargs, int nresults) { return ty_pcall(L, nargs, nresults); }
 
 bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what) {
   if (ty_host_try(L, nargs, nresults)) return true;
@@ -351,9 +344,7 @@ static int fs_walk(lua_State *L) {
   const char *root = luaL_checkstring(L, 1);
   struct stat st;
   if (stat(root, &st) != 0) {
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", root, strerror(errno));
-    return 2;
+    return ty_fail(L, "%s: %s", root, strerror(errno));
   }
   lua_newtable(L);
   if (!S_ISDIR(st.st_mode)) {
@@ -503,11 +494,13 @@ lua_State *ty_host_create(const char *game_dir) {
   lua_State *L = luaL_newstate();
   if (!L) return NULL;
   luaL_openlibs(L);
+  ty_ctx_open(L);
   lua_newtable(L);
   ty_open_math(L);
   ty_open_scene(L);
   ty_open_physics(L); /* after ty_open_scene: its bodies belong to GameObjects */
   ty_open_time(L);
+  ty_open_loop(L);
   ty_open_host(L);
   ty_open_crdt(L);
   ty_open_input(L);
@@ -519,7 +512,8 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_image(L);
   ty_open_net(L);
   ty_open_watch(L);
-  ty_open_voxel(L); /* after ty_open_render: its meshes and UI are the renderer's */
+  ty_open_voxel(L); /* after ty_open_render: its meshes are the renderer's */
+  ty_open_ui(L);    /* after ty_open_render: its layer is the renderer's */
   ty_open_terrain(L); /* its chunks are tycho.voxel's grids */
   ty_open_audio(L);
   ty_open_particles(L); /* after ty_open_render: its pass draws with the renderer */

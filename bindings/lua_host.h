@@ -28,7 +28,7 @@ const char *ty_host_root(void);
  * frame is written whole. */
 void ty_host_traceback(lua_State *L, lua_State *L1, const char *msg, int level);
 
-/* Calls the function below nargs arguments with a traceback handler. On error, prints
+/* Calls the function below nargs arguments under ty_pcall (lua_floor.h). On error, prints
  * "tycho: <what>: <message and traceback>" and returns false. */
 bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what);
 /* As ty_host_call, but says nothing: on an error, false with the message and its traceback on

@@ -3,24 +3,17 @@
  * on and off, the frame's text, editText for text fields), and inject()/injectText() for
  * synthetic events (headless runs and specs).
  *
- * The snapshot is a userdata owned by the Lua state: one per state, kept in the registry
- * under "tycho.input" and as the upvalue of every function here, so two states (two
+ * The snapshot is a userdata owned by the Lua state: one per state, the input part of the
+ * state's context (lua_floor.h) and the upvalue of every function here, so two states (two
  * games, a spec runner and the game it starts) never share input. The C run loop reaches
  * it through ty_lua_input (lua_input.h). */
 #include "lua_input.h"
 
 #include <string.h>
 
-#define REGISTRY_KEY "tycho.input"
-
 static ty_input *state(lua_State *L) { return lua_touserdata(L, lua_upvalueindex(1)); }
 
-ty_input *ty_lua_input(lua_State *L) {
-  lua_getfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
-  ty_input *in = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  return in;
-}
+ty_input *ty_lua_input(lua_State *L) { return ty_ctx_get(L)->input; }
 
 /* ---- queries ---- */
 
@@ -377,8 +370,9 @@ void ty_open_input(lua_State *L) {
   luaL_newlibtable(L, fns);
   ty_input *in = lua_newuserdatauv(L, sizeof *in, 0);
   ty_input_init(in);
+  ty_ctx_get(L)->input = in;
   lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, REGISTRY_KEY);
+  luaL_ref(L, LUA_REGISTRYINDEX); /* lives as long as the state, whatever becomes of tycho.input */
   luaL_setfuncs(L, fns, 1);
   lua_setfield(L, -2, "input");
 }

@@ -3,7 +3,7 @@
  * A Vec3 or Quat comes in three forms that every function here accepts alike:
  *  - a userdata owning its floats (tycho.vec3(), results of arithmetic);
  *  - a userdata viewing a GameObject's world position, rotation or scale (read-only,
- *    resolved through ty_view_resolve on every access, so it is never stale and a
+ *    resolved through the context's view_ops on every access, so it is never stale and a
  *    destroyed owner raises instead of reading freed memory);
  *  - a GameObject's local position, rotation or scale: a plain Lua table {x=, y=, z=[, w=]}
  *    with the type's methods and operators, so that a script reading and writing its
@@ -19,6 +19,10 @@
  * so the math runs on aligned locals (vec4/versor/mat4) and results are copied back.
  */
 #include "bindings.h"
+
+/* Views stand for what the GameObject binding says (ty_view_ops, in the state's context). */
+static inline float *view_resolve(lua_State *L, ty_vec *u, bool write) { return ty_ctx_get(L)->views->resolve(L, u, write); }
+static inline int dead_view_error(lua_State *L, int idx) { return ty_ctx_get(L)->views->dead(L, idx); }
 
 #include <math.h>
 #include <string.h>
@@ -68,7 +72,7 @@ static void vec_read(lua_State *L, int idx, float *out, int n, const char *tname
   switch (vec_form_of(L, idx, n)) {
     case VEC_VALUE: {
       ty_vec *u = lua_touserdata(L, idx);
-      const float *f = u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, false);
+      const float *f = u->view == TY_VIEW_NONE ? u->v : view_resolve(L, u, false);
       for (int i = 0; i < n; i++) out[i] = f[i];
       return;
     }
@@ -81,7 +85,7 @@ static void vec_read(lua_State *L, int idx, float *out, int n, const char *tname
         lua_pop(L, 1);
       }
       return;
-    case VEC_DEAD: ty_dead_view_error(L, idx); return;
+    case VEC_DEAD: dead_view_error(L, idx); return;
     case VEC_NONE: luaL_typeerror(L, idx, tname); return;
   }
 }
@@ -92,7 +96,7 @@ static void vec_write(lua_State *L, int idx, const float *in, int n, const char 
   switch (vec_form_of(L, idx, n)) {
     case VEC_VALUE: {
       ty_vec *u = lua_touserdata(L, idx);
-      float *f = u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, true);
+      float *f = u->view == TY_VIEW_NONE ? u->v : view_resolve(L, u, true);
       for (int i = 0; i < n; i++) f[i] = in[i];
       return;
     }
@@ -102,7 +106,7 @@ static void vec_write(lua_State *L, int idx, const float *in, int n, const char 
         lua_setfield(L, idx, AXES[i]);
       }
       return;
-    case VEC_DEAD: ty_dead_view_error(L, idx); return;
+    case VEC_DEAD: dead_view_error(L, idx); return;
     case VEC_NONE: luaL_typeerror(L, idx, tname); return;
   }
 }
@@ -140,7 +144,8 @@ static int return_self(lua_State *L) {
 
 /* ---- public C API --------------------------------------------------------------------- */
 
-float *ty_check_mat4(lua_State *L, int idx) { return luaL_checkudata(L, idx, TY_MAT4); }
+float *ty_check_mat4(lua_State *L, int idx) { return ty_check(L, idx, TY_MAT4); }
+ty_vec *ty_test_vec3(lua_State *L, int idx) { return ty_test(L, idx, TY_VEC3); }
 
 ty_vec *ty_push_vec3(lua_State *L, float x, float y, float z) {
   ty_vec *u = push_vec(L, TY_VEC3, TY_VIEW_NONE, 0);
@@ -236,7 +241,7 @@ static ty_vec *self_fast(lua_State *L, const char *tname) {
 
 /* The floats a userdata Vec3/Quat stands for. Owned values skip the call. */
 static inline float *vec_ptr(lua_State *L, ty_vec *u, bool write) {
-  return u->view == TY_VIEW_NONE ? u->v : ty_view_resolve(L, u, write);
+  return u->view == TY_VIEW_NONE ? u->v : view_resolve(L, u, write);
 }
 
 /* Component index of a one-letter key, or -1. Length and first character decide, so the
@@ -299,7 +304,7 @@ static const char LOCAL_SET[] =
     "end\n";
 
 /* A dead local table has no fields left, so every read, write and method lands here. */
-static int dead_access(lua_State *L) { return ty_dead_view_error(L, 1); }
+static int dead_access(lua_State *L) { return dead_view_error(L, 1); }
 
 /* Component-wise equality; false (not an error) when the other side is another type. */
 static int vec_eq(lua_State *L, int n, const char *tname) {
@@ -682,20 +687,19 @@ static const luaL_Reg mat4_statics[] = {
   {NULL, NULL},
 };
 
-/* Creates the metatable of a userdata type (registered under tname, and under key when
- * given) and its methods table. With index/newindex (Vec3, Quat) they become closures over
- * the metatable and the methods table; otherwise __index is the methods table itself.
- * Leaves the methods table on the stack. */
+/* Registers a userdata type (ty_type_register; its metatable also under key when given).
+ * With index/newindex (Vec3, Quat) they become closures over the metatable and the methods
+ * table; otherwise __index is the methods table itself. Leaves the methods table on the
+ * stack. */
 static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg *meta,
                       const luaL_Reg *methods, lua_CFunction index, lua_CFunction newindex) {
-  luaL_newmetatable(L, tname);
-  luaL_setfuncs(L, meta, 0);
+  ty_type_register(L, tname, meta, methods);
+  luaL_getmetatable(L, tname);
   if (key) {
     lua_pushvalue(L, -1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, key);
   }
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
+  lua_getfield(L, -1, "__methods");
   if (index) {
     lua_pushvalue(L, -2);
     lua_pushvalue(L, -2);
@@ -705,9 +709,6 @@ static void open_type(lua_State *L, const char *tname, void *key, const luaL_Reg
     lua_pushvalue(L, -2);
     lua_pushcclosure(L, newindex, 2);
     lua_setfield(L, -3, "__newindex");
-  } else {
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, "__index");
   }
   lua_remove(L, -2);
 }

@@ -8,7 +8,6 @@
  * conn:setHandlers(h) or conn:ready(), then handed over in arrival order before anything
  * newer, so no event is lost or reordered between the two sets of handlers. */
 #include "bindings.h"
-#include "lua_host.h" /* Required for: ty_host_traceback */
 #include "lua_json.h"
 #include "net/client.h"
 
@@ -82,13 +81,6 @@ static int net_client_gc(lua_State *L) {
 
 /* ---- calling the game ---- */
 
-static int traceback(lua_State *L) {
-  const char *msg = lua_tostring(L, 1);
-  if (!msg) msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
-  ty_host_traceback(L, L, msg, 1);
-  return 1;
-}
-
 /* Calls handlers[name] of the Connection at conn with the nargs values on top (popped).
  * A missing handler is skipped; an error is logged with its traceback, never raised. */
 static void call_handler(lua_State *L, int conn, const char *name, int nargs) {
@@ -100,16 +92,12 @@ static void call_handler(lua_State *L, int conn, const char *name, int nargs) {
     return;
   }
   lua_insert(L, -1 - nargs);
-  int base = lua_gettop(L) - nargs;
-  lua_pushcfunction(L, traceback);
-  lua_insert(L, base);
-  if (lua_pcall(L, nargs, 0, base) != LUA_OK) {
+  if (!ty_pcall(L, nargs, 0)) {
     lua_getiuservalue(L, conn, UV_INFO);
     lua_getfield(L, -1, "url");
     ty_log("net_handler_error", "%s (%s): %s", name, lua_tostring(L, -1), lua_tostring(L, -3));
     lua_pop(L, 3);
   }
-  lua_remove(L, base);
 }
 
 static bool is_welcome(lua_State *L, int idx) {
@@ -292,16 +280,12 @@ static int net_connect(lua_State *L) {
 
   lua_net *ln = get_net(L, true);
   if (!ln) {
-    lua_pushnil(L);
-    lua_pushliteral(L, "the network client could not start (see the log)");
-    return 2;
+    return ty_fail(L, "the network client could not start (see the log)");
   }
   char err[1200];
   ty_net_conn *c = ty_net_client_connect(ln->client, url, &desc, err, sizeof err);
   if (!c) {
-    lua_pushnil(L);
-    lua_pushstring(L, err);
-    return 2;
+    return ty_fail(L, "%s", err);
   }
   /* Other connections' events met while waiting stay queued for the next update. */
   for (double deadline = ty_now() + wait; ty_net_conn_state(c) == TY_NET_CONNECTING && ty_now() < deadline;)
@@ -357,9 +341,7 @@ static int conn_send(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushstring(L, st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
-  return 2;
+  return ty_fail(L, "%s", st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
 }
 
 static int conn_send_binary(lua_State *L) {
@@ -371,9 +353,7 @@ static int conn_send_binary(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushstring(L, st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
-  return 2;
+  return ty_fail(L, "%s", st == TY_NET_SEND_FULL ? "send queue full" : "connection is closed");
 }
 
 /* conn:close([code [, reason]]): code 1000 (default) or 3000..4999, reason up to 123 bytes. */
@@ -429,8 +409,9 @@ static int conn_index(lua_State *L) {
     lua_pushinteger(L, lc->tail - lc->head);
     return 1;
   }
+  if (!luaL_getmetafield(L, 1, "__methods")) return 0;
   lua_pushvalue(L, 2);
-  lua_rawget(L, lua_upvalueindex(1));
+  lua_rawget(L, -2);
   return 1;
 }
 
@@ -448,24 +429,16 @@ static int conn_gc(lua_State *L) {
 }
 
 void ty_open_net(lua_State *L) {
-  luaL_newmetatable(L, TY_NET_CLIENT);
-  lua_pushcfunction(L, net_client_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg client_meta[] = {{"__gc", net_client_gc}, {NULL, NULL}};
+  ty_type_register(L, TY_NET_CLIENT, client_meta, NULL);
 
   static const luaL_Reg methods[] = {
       {"send", conn_send},       {"sendBinary", conn_send_binary}, {"close", conn_close},
       {"setHandlers", conn_set_handlers}, {"ready", conn_ready}, {NULL, NULL},
   };
-  luaL_newmetatable(L, TY_CONNECTION);
-  luaL_newlib(L, methods);
-  lua_pushcclosure(L, conn_index, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, conn_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pushcfunction(L, conn_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {
+      {"__index", conn_index}, {"__tostring", conn_tostring}, {"__gc", conn_gc}, {NULL, NULL}};
+  ty_type_register(L, TY_CONNECTION, meta, methods);
 
   static const luaL_Reg fns[] = {{"connect", net_connect}, {"update", net_update}, {NULL, NULL}};
   luaL_newlib(L, fns);

@@ -9,8 +9,6 @@
 
 #define TY_GAMEOBJECT "GameObject"
 #define TY_SCENE "Scene"
-#define TY_TIME "Time"
-#define TY_LOOP "Loop"
 
 /* One per Lua state, reached through lua_getextraspace. */
 typedef struct ty_lctx {
@@ -30,18 +28,30 @@ typedef struct ty_lctx {
   uint64_t errors_caught; /* errors scenes caught in hooks since tycho.stats.reset() */
 } ty_lctx;
 
-ty_lctx *ty_lctx_get(lua_State *L);
+/* The scene's part of the state's context (NULL once the state is closing). */
+static inline ty_lctx *ty_lctx_get(lua_State *L) { return ty_ctx_get(L)->scene; }
 
 typedef struct ty_lscene {
   ty_scene *scene;
   ty_clock clock;
 } ty_lscene;
 
+/* lua_transform.c: the floats a world view (or, through lua_physics.c, a body velocity view)
+ * stands for, brought up to date; raises when the owner was destroyed, or when write is true
+ * and the view is read-only. ty_dead_view_error raises the destroyed-owner error for the view
+ * or dead local table at idx. lua_math.c reaches both through the context (ty_view_ops). */
+float *ty_view_resolve(lua_State *L, ty_vec *u, bool write);
+int ty_dead_view_error(lua_State *L, int idx);
+
 /* Checks argument idx is a live GameObject and returns its id (error if destroyed). */
 ty_id ty_check_gameobject(lua_State *L, int idx);
+/* As ty_check_gameobject, but 0 for none or nil. */
+ty_id ty_opt_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
 void ty_push_gameobject(lua_State *L, ty_id id);
+/* The Scene at idx: check raises a type error, test returns NULL. */
 ty_lscene *ty_check_scene(lua_State *L, int idx);
+ty_lscene *ty_test_scene(lua_State *L, int idx);
 /* The world matrix (column-major 4x4) of a live id, brought up to date first: the local
  * tables of id and its ancestors are read back, as for go:localToWorld(). Valid until the
  * next transform write or sync. */

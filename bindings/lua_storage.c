@@ -26,9 +26,7 @@ static ty_storage *check_open(lua_State *L) {
 }
 
 static int push_failure(lua_State *L, const char *err) {
-  lua_pushnil(L);
-  lua_pushstring(L, err);
-  return 2;
+  return ty_fail(L, "%s", err);
 }
 
 /* An integral double comes back as a Lua integer, so that 64 saved is 64 loaded. */
@@ -661,16 +659,9 @@ void ty_open_storage(lua_State *L) {
       {"saveMeta", ws_save_meta},  {"appendEdits", ws_append_edits}, {"compact", ws_compact},
       {"flush", ws_flush},         {"lastError", ws_last_error}, {"pending", ws_pending},
       {NULL, NULL}};
-  luaL_newmetatable(L, WORLD_STORAGE);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, ws_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, ws_close);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, ws_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {
+      {"__gc", ws_close}, {"__close", ws_close}, {"__tostring", ws_tostring}, {NULL, NULL}};
+  ty_type_register(L, WORLD_STORAGE, meta, methods);
 
   static const luaL_Reg fns[] = {{"open", st_open}, {"createSavedWorld", st_create}, {NULL, NULL}};
   luaL_newlib(L, fns);

@@ -120,8 +120,7 @@ static int terrain_index(lua_State *L) {
   if (strcmp(k, "seed") == 0) {
     lua_pushinteger(L, t->seed);
   } else {
-    luaL_getmetatable(L, TY_TERRAIN);
-    lua_getfield(L, -1, "methods");
+    ty_type_push_methods(L, TY_TERRAIN);
     lua_getfield(L, -1, k);
   }
   return 1;
@@ -144,14 +143,8 @@ static int terrain_noise(lua_State *L) {
 void ty_open_terrain(lua_State *L) {
   static const luaL_Reg methods[] = {
       {"height", terrain_height}, {"chunk", terrain_chunk}, {"block", terrain_block}, {NULL, NULL}};
-  luaL_newmetatable(L, TY_TERRAIN);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "methods");
-  lua_pushcfunction(L, terrain_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, terrain_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__index", terrain_index}, {"__tostring", terrain_tostring}, {NULL, NULL}};
+  ty_type_register(L, TY_TERRAIN, meta, methods);
 
   static const luaL_Reg fns[] = {
       {"seed", terrain_seed}, {"new", terrain_new}, {"noise", terrain_noise}, {NULL, NULL}};

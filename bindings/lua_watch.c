@@ -21,9 +21,7 @@ static int w_open(lua_State *L) {
   luaL_argcheck(L, settle >= 0 && settle < 10, 1, "settle must be in [0, 10) seconds");
   ty_watch *w = ty_watch_create(settle);
   if (!w) {
-    lua_pushnil(L);
-    lua_pushliteral(L, "inotify is unavailable (see the watch_failed line)");
-    return 2;
+    return ty_fail(L, "inotify is unavailable (see the watch_failed line)");
   }
   watch_box *b = lua_newuserdatauv(L, sizeof *b, 0);
   b->w = w;
@@ -39,9 +37,7 @@ static int w_add(lua_State *L) {
     lua_pushboolean(L, 1);
     return 1;
   }
-  lua_pushnil(L);
-  lua_pushfstring(L, "cannot watch %s", dir);
-  return 2;
+  return ty_fail(L, "cannot watch %s", dir);
 }
 
 static void push_change(const char *path, bool removed, void *user) {
@@ -84,12 +80,8 @@ static int w_close(lua_State *L) {
 void ty_open_watch(lua_State *L) {
   static const luaL_Reg methods[] = {
       {"add", w_add}, {"poll", w_poll}, {"pending", w_pending}, {"close", w_close}, {NULL, NULL}};
-  luaL_newmetatable(L, WATCH_MT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, w_close);
-  lua_setfield(L, -2, "__gc");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__gc", w_close}, {NULL, NULL}};
+  ty_type_register(L, WATCH_MT, meta, methods);
   static const luaL_Reg fns[] = {{"open", w_open}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "_watch");

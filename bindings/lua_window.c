@@ -8,29 +8,29 @@
  * which differ only on HiDPI displays. */
 #include "lua_window.h"
 
-#include "lua_render.h" /* Required for: ty_lua_render_window */
-
 #define HEADLESS_MAX 16384
 
-/* The headless window: kept in a registry userdata, one per state. */
+/* The headless window: the window binding's part of the state's context. */
 typedef struct lwindow {
   int width, height;
+  ty_window *window; /* the window `tycho run` opened; NULL headless */
 } lwindow;
 
-/* Its address keys the lwindow in the registry; the title lives beside it. */
-static const char WINDOW_KEY = 'w';
+/* Its address keys the title in the registry. */
 static const char TITLE_KEY = 't';
 
 static lwindow *lw_get(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &WINDOW_KEY);
-  lwindow *lw = lua_touserdata(L, -1);
-  lua_pop(L, 1);
+  lwindow *lw = ty_ctx_get(L)->window;
   TY_ASSERT(lw && "the window binding was not opened");
   return lw;
 }
 
+ty_window *ty_lua_window(lua_State *L) { return lw_get(L)->window; }
+
+void ty_lua_window_set(lua_State *L, ty_window *w) { lw_get(L)->window = w; }
+
 void ty_lua_window_frame_size(lua_State *L, int *width, int *height) {
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   int fw = 0, fh = 0;
   if (w) ty_window_drawable_size(w, &fw, &fh);
   if (fw <= 0 || fh <= 0) {
@@ -49,7 +49,7 @@ void ty_lua_window_set_headless_size(lua_State *L, int width, int height) {
 /* tycho.window.setTitle(title) */
 static int w_set_title(lua_State *L) {
   const char *title = luaL_checkstring(L, 1);
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   if (w) ty_window_set_title(w, title);
   lua_settop(L, 1);
   lua_rawsetp(L, LUA_REGISTRYINDEX, &TITLE_KEY);
@@ -58,7 +58,7 @@ static int w_set_title(lua_State *L) {
 
 /* tycho.window.getTitle() -> title */
 static int w_get_title(lua_State *L) {
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   if (w) {
     lua_pushstring(L, ty_window_title(w));
   } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &TITLE_KEY) == LUA_TNIL) {
@@ -70,7 +70,7 @@ static int w_get_title(lua_State *L) {
 
 /* tycho.window.getSize() -> width, height in screen units */
 static int w_get_size(lua_State *L) {
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   int width = 0, height = 0;
   if (w) ty_window_size(w, &width, &height);
   if (width <= 0 || height <= 0) {
@@ -100,7 +100,7 @@ static int check_side(lua_State *L, int arg) {
 /* tycho.window.setSize(width, height) */
 static int w_set_size(lua_State *L) {
   int width = check_side(L, 1), height = check_side(L, 2);
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   if (w) ty_window_set_size(w, width, height);
   else ty_lua_window_set_headless_size(L, width, height);
   return 0;
@@ -110,28 +110,28 @@ static int w_set_size(lua_State *L) {
 static int w_set_fullscreen(lua_State *L) {
   luaL_checktype(L, 1, LUA_TBOOLEAN);
   bool on = lua_toboolean(L, 1);
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   lua_pushboolean(L, w ? ty_window_set_fullscreen(w, on) : false);
   return 1;
 }
 
 /* tycho.window.getFullscreen() -> bool */
 static int w_get_fullscreen(lua_State *L) {
-  ty_window *w = ty_lua_render_window(L);
+  ty_window *w = ty_lua_window(L);
   lua_pushboolean(L, w ? ty_window_fullscreen(w) : false);
   return 1;
 }
 
 /* tycho.window.isOpen() -> whether there is a window (false headless) */
 static int w_is_open(lua_State *L) {
-  lua_pushboolean(L, ty_lua_render_window(L) != NULL);
+  lua_pushboolean(L, ty_lua_window(L) != NULL);
   return 1;
 }
 
 void ty_open_window(lua_State *L) {
-  lwindow *lw = lua_newuserdatauv(L, sizeof *lw, 0);
+  lwindow *lw = ty_ctx_part(L, sizeof *lw, NULL);
   lw->width = 1280, lw->height = 720; /* the window's default size too */
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &WINDOW_KEY);
+  ty_ctx_get(L)->window = lw;
   static const luaL_Reg fns[] = {{"setTitle", w_set_title},
                                  {"getTitle", w_get_title},
                                  {"getSize", w_get_size},

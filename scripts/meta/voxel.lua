@@ -1,7 +1,7 @@
 ---@meta tycho.voxel
 -- scripts/meta/voxel.lua: LuaLS annotations for tycho.voxel and tycho.ui
--- (bindings/lua_voxel.c over engine/render/voxel.h and engine/render/ui.h). Never loaded at
--- run time; scripts/docs/reference.md lists them under Rendering.
+-- (bindings/lua_voxel.c over engine/render/voxel.h, bindings/lua_ui.c over
+-- engine/render/ui.h). Never loaded at run time; scripts/docs/reference.md lists them under Rendering.
 
 ---A block grid: one byte a cell, 0 is air.
 ---@class tycho.VoxelGrid

@@ -1,5 +1,5 @@
 -- tests/lua/errors_spec.lua: what becomes of an error a scene caught (scripts/tycho/errors.lua,
--- bindings/lua_scene.c): one report per distinct error and a count of its repeats, a new
+-- bindings/lua_component.c): one report per distinct error and a count of its repeats, a new
 -- report when the error changes, every error still counted, and tracebacks that start at
 -- the user's line.
 
@@ -155,6 +155,37 @@ describe("scene.onError", function()
     end)
     assert.equals(60, calls)
     assert.equals(0, #lines, table.concat(lines))
+  end)
+end)
+
+describe("an error that is not a string", function()
+  -- Each hook error's message, through onError.
+  local function messages(value)
+    local scene = Scene.new()
+    local go = scene:add(GameObject.new("thrower"))
+    local Thrower = tycho.component("errors_spec.Thrower")
+    function Thrower:update() error(value) end
+    go:addComponent(Thrower)
+    local got = {}
+    scene.onError = function(message) got[#got + 1] = message end
+    scene:update(1 / 60)
+    return got
+  end
+
+  it("is named by its __tostring, with the traceback a string gets", function()
+    local value = setmetatable({}, { __tostring = function() return "custom failure" end })
+    local got = messages(value)
+    assert.equals(1, #got)
+    assert.equals(1, (got[1]:find("custom failure\nstack traceback:\n\t" .. THIS .. ":", 1, true)), got[1])
+  end)
+
+  it("is named by its type when it has no __tostring", function()
+    local got = messages({ code = 7 })
+    assert.equals(1, #got)
+    assert.equals(1, (got[1]:find("(error object is a table value)\nstack traceback:\n\t" .. THIS .. ":", 1, true)),
+      got[1])
+    got = messages(nil)
+    assert.equals(1, (got[1]:find("(error object is a nil value)\nstack traceback:", 1, true)), got[1])
   end)
 end)
 

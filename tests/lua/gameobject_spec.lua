@@ -1,5 +1,5 @@
 -- tests/lua/gameobject_spec.lua: a GameObject's transform through the Lua API, transform
--- statistics, destroyed objects and argument errors (bindings/lua_scene.c), as
+-- statistics, destroyed objects and argument errors (bindings/lua_gameobject.c), as
 -- ../shared/API.md "Scene graph" and "Errors" state.
 
 local GameObject, Scene = tycho.GameObject, tycho.Scene

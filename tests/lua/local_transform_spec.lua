@@ -1,5 +1,5 @@
 -- tests/lua/local_transform_spec.lua: go.position, go.rotation and go.scale as plain Lua
--- tables (bindings/lua_scene.c, bindings/lua_math.c): every access path a script uses, what
+-- tables (bindings/lua_gameobject.c, bindings/lua_math.c): every access path a script uses, what
 -- C reads back from them (compare on read) and what C writes into them, and what happens
 -- once their object is gone.
 

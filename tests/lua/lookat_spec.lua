@@ -1,4 +1,4 @@
--- tests/lua/lookat_spec.lua: go:lookAt(target [, up]) (bindings/lua_scene.c): the object's
+-- tests/lua/lookat_spec.lua: go:lookAt(target [, up]) (bindings/lua_transform.c): the object's
 -- forward (-Z, the way a Camera looks) points at the target in world space, under rotated
 -- and scaled parents, and the degenerate cases leave no NaN behind.
 

@@ -1,4 +1,4 @@
--- tests/lua/loop_spec.lua: tycho.Loop, the fixed-step driver (bindings/lua_time.c over
+-- tests/lua/loop_spec.lua: tycho.Loop, the fixed-step driver (bindings/lua_loop.c over
 -- engine/core/time.c), as ../shared/API.md "Fixed-step loop" states.
 -- Timesteps are binary fractions so the accumulator arithmetic is exact.
 

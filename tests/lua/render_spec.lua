@@ -1,5 +1,5 @@
 -- tests/lua/render_spec.lua: meshes, materials, textures and the built-in render
--- components (bindings/lua_render.c, scripts/tycho/render.lua), headless: what a frame
+-- components (bindings/lua_render*.c, scripts/tycho/render.lua), headless: what a frame
 -- buckets, as ../shared/API.md "Engine and rendering" states.
 
 local GameObject = tycho.GameObject
