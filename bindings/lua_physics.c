@@ -33,6 +33,7 @@ typedef struct body_rec {
   bool stepped;         /* prev and cur hold the last step's poses */
   bool warned;          /* a refused pose was logged for it (once per body) */
   bool placed;          /* the game put the body somewhere since the last step */
+  bool was_awake;       /* it was awake as the last step began (a body asleep through it did not move) */
   float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
   float cur_pos[3], cur_rot[4];   /* and after it */
 } body_rec;
@@ -1002,9 +1003,98 @@ static void refuse_pose(lua_State *L, body_rec *r, const float *wp, bool bad_rot
   memcpy(r->rot, old_rot, sizeof r->rot);
 }
 
+/* ---- the bodies' local tables, many at a time ----
+ *
+ * Every tick reads back the position, rotation and scale tables Lua holds for each body's
+ * object and writes the moved ones after the step. ty_lua_pull and ty_lua_set_local do one
+ * object each, naming each field through lua_getfield/lua_setfield, which intern their C
+ * string at every call. A tick instead opens the locals list once, with the axis names
+ * pushed beside it, and reaches each table by its slot and each field raw. An object with a
+ * parent (its pose depends on its ancestors' tables) and a field that is not a number (to be
+ * refused, with its message) go through ty_lua_pull as before. */
+
+typedef struct tables {
+  int list; /* stack index of the locals list; the names x, y, z, w follow it */
+  ty_world *W;
+  ty_transforms *T;
+} tables;
+
+static const int TABLE_N[3] = {3, 4, 3}; /* floats in a position, rotation, scale */
+
+static void tables_open(lua_State *L, tables *t) {
+  luaL_checkstack(L, 16, "reading the bodies' tables");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->locals);
+  t->list = lua_gettop(L);
+  lua_pushliteral(L, "x");
+  lua_pushliteral(L, "y");
+  lua_pushliteral(L, "z");
+  lua_pushliteral(L, "w");
+  t->W = world_of(L);
+  t->T = ty_world_transforms(t->W);
+}
+
+static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list - 1); }
+
+static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind == 1 ? l->rot : l->scale; }
+
+/* Reads back r's object's local tables into its transform, writing only what changed
+ * (bitwise, as ty_lua_pull does). */
+static void pull_body(lua_State *L, const tables *t, const body_rec *r) {
+  if (ty_object_parent(t->W, r->go)) {
+    ty_lua_pull(L, r->go);
+    return;
+  }
+  for (int kind = 0; kind < 3; kind++) {
+    uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+    if (!slot) continue;
+    int n = TABLE_N[kind];
+    int tab = lua_gettop(L) + 1;
+    lua_rawgeti(L, t->list, slot);
+    for (int i = 0; i < n; i++) {
+      lua_pushvalue(L, t->list + 1 + i);
+      lua_rawget(L, tab);
+    }
+    float v[4];
+    int isnum = 1;
+    for (int i = 0; i < n && isnum; i++) v[i] = (float)lua_tonumberx(L, tab + 1 + i, &isnum);
+    lua_settop(L, tab - 1);
+    if (!isnum) { /* refused, said and set back there */
+      ty_lua_pull(L, r->go);
+      return;
+    }
+    const float *have = trs_part((ty_trs *)ty_transform_local(t->T, r->xf), kind);
+    if (memcmp(v, have, sizeof(float) * (size_t)n)) memcpy(trs_part(ty_transform_write(t->T, r->xf), kind), v, sizeof(float) * (size_t)n);
+  }
+}
+
+/* Writes v as r's object's local kind (0 position, 1 rotation): its transform and, when Lua
+ * holds one, its table (only the fields that changed). */
+static void set_body_local(lua_State *L, const tables *t, const body_rec *r, int kind, const float *v) {
+  if (ty_object_parent(t->W, r->go)) {
+    ty_lua_set_local(L, r->go, kind, v);
+    return;
+  }
+  int n = TABLE_N[kind];
+  float *have = trs_part(ty_transform_write(t->T, r->xf), kind);
+  uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+  if (slot) {
+    lua_rawgeti(L, t->list, slot);
+    for (int i = 0; i < n; i++) {
+      if (!memcmp(&v[i], &have[i], sizeof v[i])) continue;
+      lua_pushvalue(L, t->list + 1 + i);
+      lua_pushnumber(L, v[i]);
+      lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+  }
+  memcpy(have, v, sizeof(float) * (size_t)n);
+}
+
 /* Writes the world pose pos/rot of r's object back as its local position and rotation
  * (through its parent, when it has one), only what changed. */
-static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r, float pos[3], float rot[4]) {
+static void write_back(lua_State *L, const tables *t, body_rec *r, float pos[3], float rot[4]) {
+  ty_world *W = t->W;
+  ty_transforms *T = t->T;
   ty_id parent = ty_object_parent(W, r->go);
   if (parent) {
     /* Into the parent's space: its inverse world on the position, its rotation undone. */
@@ -1019,11 +1109,11 @@ static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r,
     memcpy(rot, lq, sizeof lq);
   }
   if (memcmp(pos, r->pos, sizeof r->pos)) {
-    ty_lua_set_local(L, r->go, 0, pos);
+    set_body_local(L, t, r, 0, pos);
     memcpy(r->pos, pos, sizeof r->pos);
   }
   if (memcmp(rot, r->rot, sizeof r->rot)) {
-    ty_lua_set_local(L, r->go, 1, rot);
+    set_body_local(L, t, r, 1, rot);
     memcpy(r->rot, rot, sizeof r->rot);
   }
 }
@@ -1051,15 +1141,18 @@ static void check_records(lua_State *L, lworld *w, ty_scene *S) {
     remove_rec(L, w, i);
     if (ty_object_alive(W, go)) mark_pending(L, go);
   }
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    ty_lua_pull(L, r->go);
+    pull_body(L, &t, r);
     const float *scale = ty_transform_local(T, r->xf)->scale;
     if (memcmp(scale, r->scale, sizeof r->scale)) {
       memcpy(r->scale, scale, sizeof r->scale);
       mark_pending(L, r->go);
     }
   }
+  tables_close(L, &t);
 }
 
 /* After the flush: a disabled object's body is disabled with it. */
@@ -1093,31 +1186,35 @@ static bool is_dynamic(lworld *w, body_rec *r) {
   return (w->dims == 2 ? ty_body2d_type(w->w2, r->body) : ty_body3d_type(w->w3, r->body)) == TY_BODY_DYNAMIC;
 }
 
+static bool is_awake(lworld *w, body_rec *r) {
+  return w->dims == 2 ? ty_body2d_awake(w->w2, r->body) : ty_body3d_awake(w->w3, r->body);
+}
+
 /* Before a step: offsets of the last frame go (the step moves the bodies), and each dynamic
- * body's pose is kept as the one to blend from. */
+ * body's pose is kept as the one to blend from (in prev, and in cur until the step moves
+ * it). */
 static void before_step(lua_State *L, lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     clear_offset(L, r);
+    r->was_awake = !r->disabled && is_awake(w, r);
     if (r->interpolate && !r->disabled && is_dynamic(w, r)) {
       /* Unmoved since the last step, the body is where that step left it: no need to ask. */
-      if (r->stepped && !r->placed) {
-        memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
-        memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
-      } else {
-        body_pose(w, r, r->prev_pos, r->prev_rot);
-      }
+      if (!r->stepped || r->placed) body_pose(w, r, r->cur_pos, r->cur_rot);
+      memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
+      memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
     }
     r->stepped = false;
     r->placed = false;
   }
 }
 
+/* After a step: the dynamic bodies' new poses (one asleep before and after it stayed put). */
 static void after_step(lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (!r->interpolate || r->disabled || !is_dynamic(w, r)) continue;
-    body_pose(w, r, r->cur_pos, r->cur_rot);
+    if (r->was_awake || is_awake(w, r)) body_pose(w, r, r->cur_pos, r->cur_rot);
     r->stepped = true;
   }
 }
@@ -1226,6 +1323,8 @@ static void step2d(lua_State *L, lworld *w, float dt) {
   ty_phys2d_step(w->w2, dt);
   w->step_s = ty_now() - t0;
   after_step(w);
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (driven[i]) {
@@ -1234,7 +1333,9 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       ty_body2d_set_angular_velocity(w->w2, r->body, saved[i][2]);
       continue;
     }
-    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w2, r->body)) continue;
+    /* A body that fell asleep in this step moved in it too. */
+    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || (!r->was_awake && !ty_body2d_awake(w->w2, r->body)))
+      continue;
     float pos[3], rot[4];
     if (r->stepped) { /* after_step has the pose already */
       memcpy(pos, r->cur_pos, sizeof pos);
@@ -1251,8 +1352,9 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       ty_transform_world_position(T, r->xf, wp);
       pos[2] = wp[2];
     }
-    write_back(L, W, T, r, pos, rot);
+    write_back(L, &t, r, pos, rot);
   }
+  tables_close(L, &t);
   TY_FREE(driven);
   TY_FREE(saved);
   TY_FREE(target);
@@ -1280,9 +1382,12 @@ static void step3d(lua_State *L, lworld *w, float dt) {
   ty_phys3d_step(w->w3, dt);
   w->step_s = ty_now() - t0;
   after_step(w);
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))
+    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC ||
+        (!r->was_awake && !ty_body3d_awake(w->w3, r->body)))
       continue;
     float p[3], q[4];
     if (r->stepped) { /* after_step has the pose already */
@@ -1291,8 +1396,9 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     } else {
       ty_body3d_transform(w->w3, r->body, p, q);
     }
-    write_back(L, W, T, r, p, q);
+    write_back(L, &t, r, p, q);
   }
+  tables_close(L, &t);
 }
 
 void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {

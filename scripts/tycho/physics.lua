@@ -242,7 +242,9 @@ local function nativeClass(name, fields, dims)
     end
   end)
   rawset(class, "new", function(...)
-    local self = setmetatable({}, class)
+    -- enabled is a plain field, as on any component: the host reads it for every hook
+    -- and contact, and without it each read would go through __index.
+    local self = setmetatable({ enabled = true }, class)
     stores[self] = { dims = dims }
     local init = class.init
     if init then init(self, ...) end
