@@ -25,6 +25,7 @@ typedef struct body_rec {
   uint32_t body; /* a ty_body2d or ty_body3d */
   ty_id go;
   uint32_t xf;
+  ty_body_type type;    /* the body's, kept here: the tick asks for it of every body */
   float pos[3], rot[4]; /* the local values last seen or written */
   float scale[3];       /* the local scale its shapes were sized with */
   bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
@@ -512,7 +513,7 @@ static lua_Integer opt_bits(lua_State *L, int t, const char *k) {
 }
 
 /* Records body b of object id (transform xf), its locals as they are now. */
-static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
+static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_body_type type, ty_id id, uint32_t xf) {
   if (w->count == w->cap) {
     uint32_t cap = w->cap ? w->cap * 2 : 64;
     body_rec *recs = TY_REALLOC(w->recs, cap * sizeof *recs);
@@ -525,7 +526,7 @@ static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) 
   }
   body_rec *r = &w->recs[w->count++];
   memset(r, 0, sizeof *r);
-  r->body = b, r->go = id, r->xf = xf;
+  r->body = b, r->go = id, r->xf = xf, r->type = type;
   r->interpolate = true;
   const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
   memcpy(r->pos, l->pos, sizeof r->pos);
@@ -563,7 +564,7 @@ static int p_create_body(lua_State *L) {
   d.user = id;
   ty_body2d b = ty_body2d_create(w->w2, &d);
   if (!b) luaL_error(L, "too many 2D bodies");
-  add_rec(L, w, b, id, xf);
+  add_rec(L, w, b, d.type, id, xf);
   lua_getfield(L, 3, "interpolate");
   w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -701,7 +702,8 @@ static int p_set(lua_State *L) {
   } else if (strcmp(k, "lockRotation") == 0) {
     ty_body2d_set_fixed_rotation(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "type") == 0) {
-    ty_body2d_set_type(w->w2, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
+    r->type = check_type(L, 3, luaL_checkstring(L, 3));
+    ty_body2d_set_type(w->w2, r->body, r->type);
   } else if (strcmp(k, "awake") == 0) {
     ty_body2d_set_awake(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "interpolate") == 0) {
@@ -927,7 +929,7 @@ static int p3_create_body(lua_State *L) {
     lua_pushboolean(L, 0);
     return 1;
   }
-  add_rec(L, w, b, id, xf);
+  add_rec(L, w, b, d.type, id, xf);
   lua_getfield(L, 3, "interpolate");
   w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -1311,10 +1313,6 @@ static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
   }
 }
 
-static bool is_dynamic(lworld *w, body_rec *r) {
-  return (w->dims == 2 ? ty_body2d_type(w->w2, r->body) : ty_body3d_type(w->w3, r->body)) == TY_BODY_DYNAMIC;
-}
-
 static bool is_awake(lworld *w, body_rec *r) {
   return w->dims == 2 ? ty_body2d_awake(w->w2, r->body) : ty_body3d_awake(w->w3, r->body);
 }
@@ -1327,7 +1325,7 @@ static void before_step(lua_State *L, lworld *w) {
     body_rec *r = &w->recs[i];
     clear_offset(L, r);
     r->was_awake = !r->disabled && is_awake(w, r);
-    if (r->interpolate && !r->disabled && is_dynamic(w, r)) {
+    if (r->interpolate && !r->disabled && r->type == TY_BODY_DYNAMIC) {
       /* Unmoved since the last step, the body is where that step left it: no need to ask. */
       if (!r->stepped || r->placed) body_pose(w, r, r->cur_pos, r->cur_rot);
       memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
@@ -1342,7 +1340,7 @@ static void before_step(lua_State *L, lworld *w) {
 static void after_step(lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (!r->interpolate || r->disabled || !is_dynamic(w, r)) continue;
+    if (!r->interpolate || r->disabled || r->type != TY_BODY_DYNAMIC) continue;
     if (r->was_awake || is_awake(w, r)) body_pose(w, r, r->cur_pos, r->cur_rot);
     r->stepped = true;
   }
@@ -1437,7 +1435,7 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       refuse_pose(L, r, wp, !isfinite(a), old_pos, old_rot);
       continue;
     }
-    if (ty_body2d_type(w->w2, r->body) == TY_BODY_KINEMATIC) {
+    if (r->type == TY_BODY_KINEMATIC) {
       drive_kinematic(w, r, x, y, a, dt, saved[i]);
       driven[i] = 1;
       target[i][0] = x, target[i][1] = y, target[i][2] = a;
@@ -1463,7 +1461,7 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       continue;
     }
     /* A body that fell asleep in this step moved in it too. */
-    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || (!r->was_awake && !ty_body2d_awake(w->w2, r->body)))
+    if (r->disabled || r->type == TY_BODY_STATIC || (!r->was_awake && !ty_body2d_awake(w->w2, r->body)))
       continue;
     float pos[3], rot[4];
     if (r->stepped) { /* after_step has the pose already */
@@ -1515,7 +1513,7 @@ static void step3d(lua_State *L, lworld *w, float dt) {
   tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC ||
+    if (r->disabled || r->type != TY_BODY_DYNAMIC ||
         (!r->was_awake && !ty_body3d_awake(w->w3, r->body)))
       continue;
     float p[3], q[4];
@@ -1572,11 +1570,41 @@ typedef struct contact_ev {
   float point[3], normal[3], impulse;
 } contact_ev;
 
+/* Whether an enabled component of id has method, on the instance or its class, found
+ * without calling an __index function (the physics components route their fields through
+ * one): a contact no component hears builds no contact table. */
+static bool hears(lua_State *L, ty_id id, const char *method) {
+  ty_world *W = world_of(L);
+  if (!ty_object_alive(W, id) || !ty_object_active(W, id)) return false;
+  uint32_t n = ty_object_component_count(W, id);
+  const ty_component *cs = ty_object_components(W, id);
+  bool found = false;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->instances);
+  lua_pushstring(L, method);
+  lua_pushliteral(L, "enabled");
+  for (uint32_t i = 0; i < n && !found; i++) {
+    if (cs[i].ref == TY_COMPONENT_REMOVED || lua_rawgeti(L, top + 1, cs[i].ref) != LUA_TTABLE) {
+      lua_settop(L, top + 3);
+      continue;
+    }
+    lua_pushvalue(L, top + 3);
+    bool off = lua_rawget(L, top + 4) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+    lua_pushvalue(L, top + 2);
+    found = !off && (lua_rawget(L, top + 4) == LUA_TFUNCTION ||
+                     (lua_getmetatable(L, top + 4) && lua_getfield(L, -1, method) == LUA_TFUNCTION));
+    lua_settop(L, top + 3);
+  }
+  lua_settop(L, top);
+  return found;
+}
+
 /* Calls the hook on self's components with other (and for a collision begin, the contact
  * seen from self: normal pointing from other towards self). */
 static void report_contact(lua_State *L, int scene_idx, float upm, const contact_ev *c, bool as_a) {
   ty_id self = (ty_id)(as_a ? c->user_a : c->user_b), other = (ty_id)(as_a ? c->user_b : c->user_a);
   const char *hook = CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END];
+  if (!hears(L, self, hook)) return;
   ty_push_gameobject(L, other);
   int nargs = 1;
   if (!c->trigger && c->kind == TY_CONTACT_BEGIN) {

@@ -179,6 +179,25 @@ describe("2D physics", function()
     assert.equals(1, #find(log, "enter", "ground"))
   end)
 
+  it("tells a hook set on the component itself, and on the class after the contact began", function()
+    local scene = Scene.new()
+    local heard = {}
+    local Own = tycho.component("physics2d_spec.Own")
+    function Own:init() self.onCollisionEnter = function(_, other) heard[#heard + 1] = "own " .. other.name end end
+    local Late = tycho.component("physics2d_spec.Late")
+    ground(scene)
+    local a = box(scene, "a", -2, 1, {})
+    a:addComponent(Own)
+    local b = box(scene, "b", 2, 1, {})
+    b:addComponent(Late)
+    run(scene, 60)
+    assert.same({ "own ground" }, heard)
+    function Late:onCollisionExit(other) heard[#heard + 1] = "late " .. other.name end
+    b.position.y = 5
+    run(scene, 2)
+    assert.same({ "own ground", "late ground" }, heard)
+  end)
+
   it("takes a disabled object's body out of the simulation until it is enabled again", function()
     local scene = Scene.new()
     local log = {}
