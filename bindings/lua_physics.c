@@ -1169,20 +1169,24 @@ static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list 
 static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind == 1 ? l->rot : l->scale; }
 
 /* Reads back r's object's local tables into its transform, writing only what changed
- * (bitwise, as ty_lua_pull does). */
-static void pull_body(lua_State *L, const tables *t, const body_rec *r) {
+ * (bitwise, as ty_lua_pull does). A 2D body's step needs x and y of the position and the
+ * rotation's z and w (its turn about Z): only those are read here; the others reach the
+ * transform at the next full read-back (a rendered frame, a world read), which is all they
+ * ever did to a 2D body. */
+static void pull_body(lua_State *L, const tables *t, const body_rec *r, int dims) {
   if (ty_object_parent(t->W, r->go)) {
     ty_lua_pull(L, r->go);
     return;
   }
+  static const int FIRST[2][3] = {{0, 2, 0}, {0, 0, 0}}, COUNT[2][3] = {{2, 2, 3}, {3, 4, 3}};
   for (int kind = 0; kind < 3; kind++) {
     uint32_t slot = ty_lua_local_slot(L, r->go, kind);
     if (!slot) continue;
-    int n = TABLE_N[kind];
+    int first = FIRST[dims - 2][kind], n = COUNT[dims - 2][kind];
     int tab = lua_gettop(L) + 1;
     lua_rawgeti(L, t->list, slot);
     for (int i = 0; i < n; i++) {
-      lua_pushvalue(L, t->list + 1 + i);
+      lua_pushvalue(L, t->list + 1 + first + i);
       lua_rawget(L, tab);
     }
     float v[4];
@@ -1193,8 +1197,9 @@ static void pull_body(lua_State *L, const tables *t, const body_rec *r) {
       ty_lua_pull(L, r->go);
       return;
     }
-    const float *have = trs_part((ty_trs *)ty_transform_local(t->T, r->xf), kind);
-    if (memcmp(v, have, sizeof(float) * (size_t)n)) memcpy(trs_part(ty_transform_write(t->T, r->xf), kind), v, sizeof(float) * (size_t)n);
+    const float *have = trs_part((ty_trs *)ty_transform_local(t->T, r->xf), kind) + first;
+    size_t size = sizeof(float) * (size_t)n;
+    if (memcmp(v, have, size)) memcpy(trs_part(ty_transform_write(t->T, r->xf), kind) + first, v, size);
   }
 }
 
@@ -1276,7 +1281,7 @@ static void check_records(lua_State *L, lworld *w, ty_scene *S) {
   tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    pull_body(L, &t, r);
+    pull_body(L, &t, r, w->dims);
     const float *scale = ty_transform_local(T, r->xf)->scale;
     if (memcmp(scale, r->scale, sizeof r->scale)) {
       memcpy(r->scale, scale, sizeof r->scale);
