@@ -169,6 +169,19 @@ local World2D = {}
 ---@return tycho.RayHit|nil
 function World2D:raycast(origin, direction, maxDistance, mask) end
 
+---Many rays in one call, flat arrays in and out (no table a ray): rays holds ox, oy, dx, dy,
+---maxDistance for each ray; out (made when nil; pass it again each frame) gets, for ray i from
+---index (i - 1) * 6 + 1, the object hit, px, py, nx, ny and the distance, or just false in
+---place of the object when the ray hits nothing (the five after it are then left as they
+---were). Every ray is checked first: a bad one raises naming its index, and out is untouched.
+---Each ray gives exactly what raycast gives for it.
+---@param rays number[] 5 numbers a ray; a direction of any length but 0, maxDistance >= 0
+---@param out? table reused: 6 values a ray
+---@param mask? tycho.LayerMask only colliders on these layers are hit (every layer)
+---@return table out
+---@return integer hits how many rays hit something
+function World2D:raycastBatch(rays, out, mask) end
+
 -- ---------------------------------------------------------------------------------------
 -- 3D (Bullet)
 
@@ -276,6 +289,18 @@ local World3D = {}
 ---@param mask? tycho.LayerMask only bodies on these layers are hit (every layer)
 ---@return tycho.RayHit|nil
 function World3D:raycast(origin, direction, maxDistance, mask) end
+
+---Many rays in one call, flat arrays in and out: rays holds ox, oy, oz, dx, dy, dz,
+---maxDistance for each ray; out (made when nil; pass it again each frame) gets, for ray i from
+---index (i - 1) * 8 + 1, the object hit, px, py, pz, nx, ny, nz and the distance, or just
+---false in place of the object when the ray hits nothing. Checked, and equal to raycast ray
+---by ray, as World2D:raycastBatch.
+---@param rays number[] 7 numbers a ray
+---@param out? table reused: 8 values a ray
+---@param mask? tycho.LayerMask only bodies on these layers are hit (every layer)
+---@return table out
+---@return integer hits how many rays hit something
+function World3D:raycastBatch(rays, out, mask) end
 
 ---@class tycho.Scene
 ---@field physics tycho.World3D made on first use
