@@ -65,6 +65,12 @@ struct ty_phys3d {
   };
   std::vector<slot> slots;
   std::vector<uint32_t> free_list;
+  struct joint_slot {
+    btTypedConstraint *c;
+    uint32_t gen;
+  };
+  std::vector<joint_slot> joints; /* slot i: handle (gen << SLOT_BITS) | (i + 1) */
+  std::vector<uint32_t> free_joints;
   std::map<std::pair<uint64_t, uint64_t>, bool> touching; /* pair -> trigger, as of the last step */
   std::vector<ty_contact3d> contacts;
   btVector3 gravity{0, btScalar(-9.81), 0};
@@ -109,6 +115,11 @@ ty_phys3d *ty_phys3d_create(const float g[3]) {
 
 void ty_phys3d_destroy(ty_phys3d *W) {
   if (!W) return;
+  for (auto &j : W->joints)
+    if (j.c) {
+      W->world.removeConstraint(j.c);
+      delete j.c;
+    }
   for (auto &s : W->slots)
     if (s.body) {
       if (!info_of(s.body)->disabled) W->world.removeRigidBody(s.body);
@@ -375,6 +386,8 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
 void ty_body3d_destroy(ty_phys3d *W, ty_body3d h) {
   btRigidBody *b = get(W, h);
   body_info *info = info_of(b);
+  while (b->getNumConstraintRefs()) /* its joints end with it */
+    ty_joint3d_destroy(W, (ty_joint3d)b->getConstraintRef(0)->getUserConstraintId());
   /* Its touching pairs end with it, unreported: the binding drops events of gone objects. */
   for (auto it = W->touching.begin(); it != W->touching.end();)
     it = (it->first.first == info->user || it->first.second == info->user) ? W->touching.erase(it) : std::next(it);
@@ -454,6 +467,90 @@ float ty_body3d_mass(const ty_phys3d *W, ty_body3d h) {
   btScalar inv = get(W, h)->getInvMass();
   return inv > 0 ? (float)(1 / inv) : 0.0f;
 }
+
+static btTypedConstraint *joint_of(const ty_phys3d *W, ty_joint3d h) {
+  uint32_t i = h & SLOT_MASK;
+  if (!i || i > W->joints.size() || W->joints[i - 1].gen != (h >> SLOT_BITS)) return nullptr;
+  return W->joints[i - 1].c;
+}
+
+static btTransform frame(const float p[3], const float q[4]) {
+  return btTransform(btQuaternion(q[0], q[1], q[2], q[3]), btVector3(p[0], p[1], p[2]));
+}
+
+ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *d) {
+  uint32_t ia = d->a & SLOT_MASK, ib = d->b & SLOT_MASK;
+  auto live = [W](uint32_t i, ty_body3d h) {
+    return i && i <= W->slots.size() && W->slots[i - 1].gen == (h >> SLOT_BITS) && W->slots[i - 1].body;
+  };
+  if (!live(ia, d->a) || (d->b && !live(ib, d->b))) return 0;
+  btRigidBody &a = *W->slots[ia - 1].body, &b = d->b ? *W->slots[ib - 1].body : btTypedConstraint::getFixedBody();
+  btTransform fa = frame(d->pos_a, d->rot_a), fb = frame(d->pos_b, d->rot_b);
+  /* Bullet's hinge turns about its frames' Z axis: the frame turned by a quarter about Y has its Z where ours has X. */
+  btTransform x_to_z(btQuaternion(btVector3(0, 1, 0), SIMD_HALF_PI));
+  btTypedConstraint *c = nullptr;
+  switch (d->kind) {
+    case TY_JOINT3D_FIXED: c = new btFixedConstraint(a, b, fa, fb); break;
+    case TY_JOINT3D_HINGE: c = new btHingeConstraint(a, b, fa * x_to_z, fb * x_to_z); break;
+    case TY_JOINT3D_POINT: {
+      /* btPoint2PointConstraint swings a long pendulum several percent slow; the 6-dof
+       * constraint with its angles free holds the point as exactly as the hinge does. */
+      btGeneric6DofSpring2Constraint *p = new btGeneric6DofSpring2Constraint(a, b, fa, fb);
+      p->setLinearLowerLimit(btVector3(0, 0, 0)), p->setLinearUpperLimit(btVector3(0, 0, 0));
+      p->setAngularLowerLimit(btVector3(1, 1, 1)), p->setAngularUpperLimit(btVector3(-1, -1, -1));
+      c = p;
+      break;
+    }
+    case TY_JOINT3D_SLIDER: {
+      btSliderConstraint *sl = new btSliderConstraint(a, b, fa, fb, true);
+      sl->setLowerLinLimit(1), sl->setUpperLinLimit(-1); /* free along the axis */
+      sl->setLowerAngLimit(0), sl->setUpperAngLimit(0);  /* no turning about it */
+      c = sl;
+      break;
+    }
+  }
+  if (!c) return 0;
+  uint32_t i;
+  if (!W->free_joints.empty()) {
+    i = W->free_joints.back();
+    W->free_joints.pop_back();
+  } else if (W->joints.size() < SLOT_MASK) {
+    W->joints.push_back({nullptr, 1});
+    i = (uint32_t)W->joints.size() - 1;
+  } else {
+    delete c;
+    return 0;
+  }
+  W->joints[i].c = c;
+  ty_joint3d h = (W->joints[i].gen << SLOT_BITS) | (i + 1);
+  c->setUserConstraintId((int)h);
+  W->world.addConstraint(c, !d->collide_connected);
+  /* Bullet puts a body to sleep after two seconds under 0.8 m/s, which a swinging pendulum
+   * or a slow hinge spends most of its time under: a jointed body sleeps only once it is
+   * as still as Box2D asks (1 cm/s, 2 degrees a second). */
+  for (btRigidBody *r : {&a, &b})
+    if (!r->isStaticOrKinematicObject()) {
+      r->setSleepingThresholds(btScalar(0.01), btScalar(0.035));
+      r->activate(true);
+    }
+  return h;
+}
+
+void ty_joint3d_destroy(ty_phys3d *W, ty_joint3d h) {
+  btTypedConstraint *c = joint_of(W, h);
+  if (!c) return;
+  W->world.removeConstraint(c);
+  for (btRigidBody *b : {&c->getRigidBodyA(), &c->getRigidBodyB()})
+    if (!b->isStaticOrKinematicObject()) b->activate(true);
+  delete c;
+  uint32_t i = (h & SLOT_MASK) - 1;
+  W->joints[i].c = nullptr;
+  W->joints[i].gen = (W->joints[i].gen + 1) & GEN_MASK;
+  if (!W->joints[i].gen) W->joints[i].gen = 1;
+  W->free_joints.push_back(i);
+}
+
+bool ty_joint3d_valid(const ty_phys3d *W, ty_joint3d h) { return joint_of(W, h) != nullptr; }
 
 void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d h, bool enabled) {
   btRigidBody *b = get(W, h);
