@@ -37,6 +37,32 @@ function tycho.physics.layer(v) end
 ---@field layer? tycho.Layer the layer of its colliders that name none (1, "default")
 ---@field mask? tycho.LayerMask the layers its colliders touch (every layer)
 
+---Options of World2D:joint and World3D:joint. Points and directions are in the world (game
+---units) and read against the bodies' poses when the joint is made.
+---@class tycho.JointOptions
+---@field type string 2D: "revolute" (a pin), "distance" (a rod, or a spring with stiffness), "weld", "prismatic" (a slider), "wheel" (free turning and a spring along axis); 3D: "fixed", "hinge", "point" (ball and socket), "slider"
+---@field a tycho.GameObject an object with a body in this world (built now if it waits)
+---@field b? tycho.GameObject the other one; nil holds a to the world
+---@field anchor? tycho.Vec3|number[] where the joint holds a (a's position)
+---@field anchorB? tycho.Vec3|number[] distance: where the rod holds b (b's position; the anchor on the world when b is nil)
+---@field axis? tycho.Vec3|number[] prismatic, wheel, hinge, slider (required): the direction of sliding, of the wheel's spring, or the hinge's turning axis
+---@field length? number distance: the rod's length (the anchors' distance now), >= 0
+---@field stiffness? number distance, wheel: a spring's stiffness, newtons a meter (0: a rigid rod for distance)
+---@field damping? number distance, wheel: the spring's damping, newton-seconds a meter (0)
+---@field collideConnected? boolean the two bodies still touch each other (false)
+
+---A joint: world:joint's result. It ends with joint:destroy() or when either object is
+---destroyed (at the sweep); a body rebuilt is held again at the next tick.
+---@class tycho.Joint
+---@field type string read-only (raises once ended)
+---@field a tycho.GameObject read-only (raises once ended)
+---@field b tycho.GameObject|nil read-only: nil when held to the world (raises once ended)
+---@field alive boolean false once ended
+local Joint = {}
+
+---Ends the joint now (a second call does nothing).
+function Joint:destroy() end
+
 ---What onCollisionEnter receives with the other object.
 ---@class tycho.Contact
 ---@field point tycho.Vec3 where they touch, in world units (the middle of the touching points)
@@ -158,6 +184,7 @@ function tycho.PolygonCollider2D.new(opts) end
 ---@field gravity tycho.Vec3 units per second squared ((0, -9.81)); assign a Vec3 or {x=, y=}
 ---@field unitsPerMeter number game units per Box2D meter (1), as LÖVE's setMeter; set it before adding bodies
 ---@field bodyCount integer read-only: bodies in the world
+---@field jointCount integer read-only: joints in the world
 ---@field stepTime number read-only: seconds Box2D's step call alone took at the last tick (what tycho adds is the rest)
 local World2D = {}
 
@@ -181,6 +208,12 @@ function World2D:raycast(origin, direction, maxDistance, mask) end
 ---@return table out
 ---@return integer hits how many rays hit something
 function World2D:raycastBatch(rays, out, mask) end
+
+---Joins a to b (or to the world): type "revolute", "distance", "weld", "prismatic" or "wheel".
+---Bad options raise a bad argument naming them.
+---@param opts tycho.JointOptions
+---@return tycho.Joint
+function World2D:joint(opts) end
 
 -- ---------------------------------------------------------------------------------------
 -- 3D (Bullet)
@@ -280,6 +313,7 @@ function tycho.MeshCollider.new(opts) end
 ---@class tycho.World3D
 ---@field gravity tycho.Vec3 ((0, -9.81, 0)); assign a Vec3 or {x=, y=, z=}
 ---@field bodyCount integer read-only
+---@field jointCount integer read-only: joints in the world
 ---@field stepTime number read-only: seconds Bullet's step call alone took at the last tick (what tycho adds is the rest)
 local World3D = {}
 
@@ -301,6 +335,11 @@ function World3D:raycast(origin, direction, maxDistance, mask) end
 ---@return table out
 ---@return integer hits how many rays hit something
 function World3D:raycastBatch(rays, out, mask) end
+
+---Joins a to b (or to the world): type "fixed", "hinge", "point" or "slider".
+---@param opts tycho.JointOptions
+---@return tycho.Joint
+function World3D:joint(opts) end
 
 ---@class tycho.Scene
 ---@field physics tycho.World3D made on first use
