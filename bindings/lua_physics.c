@@ -588,7 +588,9 @@ static int p_create_body(lua_State *L) {
   d.no_gravity = d.gravity_scale == 0;
   lua_getfield(L, 3, "lockRotation");
   d.fixed_rotation = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  lua_getfield(L, 3, "bullet");
+  d.bullet = lua_toboolean(L, -1);
+  lua_pop(L, 2);
   d.user = id;
   ty_body2d b = ty_body2d_create(w->w2, &d);
   if (!b) luaL_error(L, "too many 2D bodies");
@@ -729,6 +731,8 @@ static int p_set(lua_State *L) {
     ty_body2d_set_gravity_scale(w->w2, r->body, (float)luaL_checknumber(L, 3));
   } else if (strcmp(k, "lockRotation") == 0) {
     ty_body2d_set_fixed_rotation(w->w2, r->body, lua_toboolean(L, 3));
+  } else if (strcmp(k, "bullet") == 0) {
+    ty_body2d_set_bullet(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "type") == 0) {
     r->type = check_type(L, 3, luaL_checkstring(L, 3));
     ty_body2d_set_type(w->w2, r->body, r->type);
@@ -893,7 +897,9 @@ static int p3_create_body(lua_State *L) {
   d.gravity_scale = opt_field(L, 3, "gravityScale", 1);
   lua_getfield(L, 3, "lockRotation");
   d.lock_rotation = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  lua_getfield(L, 3, "bullet");
+  d.ccd = lua_toboolean(L, -1);
+  lua_pop(L, 2);
   d.layer = (uint32_t)opt_bits(L, 3, "layerBits");
   d.mask = (uint32_t)opt_bits(L, 3, "maskBits");
   d.user = id;

@@ -242,6 +242,7 @@ ty_body2d ty_body2d_create(ty_phys2d *W, const ty_body2d_desc *d) {
   def.angularDamping = d->angular_damping;
   def.gravityScale = d->no_gravity ? 0.0f : d->gravity_scale != 0 ? d->gravity_scale : 1.0f;
   def.fixedRotation = d->fixed_rotation;
+  def.bullet = d->bullet;
   body_info *info = new (std::nothrow) body_info{0, d->user};
   if (!info) return 0;
   def.userData.pointer = reinterpret_cast<uintptr_t>(info);
@@ -445,6 +446,8 @@ void ty_body2d_set_damping(ty_phys2d *W, ty_body2d h, float linear, float angula
 void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d h, float s) { body(W, h)->SetGravityScale(s); }
 
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d h, bool fixed) { body(W, h)->SetFixedRotation(fixed); }
+
+void ty_body2d_set_bullet(ty_phys2d *W, ty_body2d h, bool bullet) { body(W, h)->SetBullet(bullet); }
 
 void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d h, bool enabled) { body(W, h)->SetEnabled(enabled); }
 

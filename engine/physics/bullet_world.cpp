@@ -360,6 +360,17 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
   b->setCollisionFlags(flags);
   if (d->type == TY_BODY_KINEMATIC) b->setActivationState(DISABLE_DEACTIVATION);
   if (d->lock_rotation) b->setAngularFactor(0);
+  if (d->ccd && d->type == TY_BODY_DYNAMIC) {
+    /* Swept as a sphere inside the body when it moves more than its own half size a step. */
+    btVector3 lo, hi;
+    root->getAabb(btTransform::getIdentity(), lo, hi);
+    btVector3 half = (hi - lo) * btScalar(0.5);
+    btScalar m = btMin(half.x(), btMin(half.y(), half.z()));
+    if (m > 0 && m < BT_LARGE_FLOAT) { /* an empty compound has no size */
+      b->setCcdMotionThreshold(m);
+      b->setCcdSweptSphereRadius(m * btScalar(0.9));
+    }
+  }
   b->setFlags(b->getFlags() | BT_DISABLE_WORLD_GRAVITY);
   uint32_t i;
   if (!W->free_list.empty()) {

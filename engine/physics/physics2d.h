@@ -32,6 +32,7 @@ typedef struct ty_body2d_desc {
   float gravity_scale; /* 0 means the default, 1; set no_gravity for none */
   bool no_gravity;
   bool fixed_rotation;
+  bool bullet; /* continuous collision against other dynamic bodies too (Box2D does it against static ones always) */
   uint64_t user; /* given back in contacts and ray hits (the binding stores a GameObject id) */
 } ty_body2d_desc;
 
@@ -107,6 +108,7 @@ void ty_body2d_set_mass(ty_phys2d *W, ty_body2d b, float mass);
 void ty_body2d_set_damping(ty_phys2d *W, ty_body2d b, float linear, float angular);
 void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d b, float scale);
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d b, bool fixed);
+void ty_body2d_set_bullet(ty_phys2d *W, ty_body2d b, bool bullet);
 /* A disabled body stays in the world but neither moves nor touches (its contacts end). */
 void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d b, bool enabled);
 

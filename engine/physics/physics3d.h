@@ -41,6 +41,7 @@ typedef struct ty_body3d_desc {
   float linear_damping, angular_damping;
   float gravity_scale;
   bool lock_rotation;
+  bool ccd; /* continuous collision: a fast body is swept between steps, not passing through thin things */
   bool trigger; /* overlaps are reported, nothing is pushed */
   /* Collision layers (Bullet filters whole bodies): bit k is layer k+1; two bodies touch
    * when each one's layer is in the other's mask. 0 in both means layer 1, mask all. */

@@ -33,6 +33,7 @@ function tycho.physics.layer(v) end
 ---@field angularDamping? number (0)
 ---@field gravityScale? number (1)
 ---@field lockRotation? boolean the body never turns (false)
+---@field bullet? boolean continuous collision, as LÖVE's setBullet: a fast body is swept through the step instead of passing through thin things (false; 2D: Box2D sweeps every body against static ones anyway, this adds dynamic ones)
 ---@field interpolate? boolean drawn between its last two steps under a fixed-step Loop (true); scripts read the stepped pose
 ---@field layer? tycho.Layer the layer of its colliders that name none (1, "default")
 ---@field mask? tycho.LayerMask the layers its colliders touch (every layer)
@@ -98,6 +99,7 @@ function Joint:destroy() end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field bullet boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
 ---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
@@ -228,6 +230,7 @@ function World2D:joint(opts) end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field bullet boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
 ---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)

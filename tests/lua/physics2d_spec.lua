@@ -238,6 +238,26 @@ describe("2D physics", function()
     assert.equals(0, #find(log, "enter"))
   end)
 
+  it("stops a fast bullet body at a thin dynamic plank it would pass through otherwise", function()
+    local function shoot(bullet, late)
+      local scene = Scene.new()
+      scene.physics2d.gravity = { 0, 0 }
+      box(scene, "plank", 5, 0, { mass = 1000 }, { x = 0.05, y = 4 })
+      local go = GameObject.new { name = "shot" }
+      local rb = go:addComponent(RigidBody2D, { bullet = not late and bullet })
+      go:addComponent(CircleCollider2D, { radius = 0.1 })
+      scene:add(go)
+      rb.velocity = { 300, 0 }
+      if late then rb.bullet = bullet end
+      assert.equals(bullet, rb.bullet)
+      run(scene, 10)
+      return go.position.x
+    end
+    assert.is_true(shoot(false) > 10)
+    assert.near(4.875, shoot(true), 0.05)
+    assert.near(4.875, shoot(true, true), 0.05) -- set as a field once built
+  end)
+
   it("raycasts to the nearest hit", function()
     local scene = Scene.new()
     scene.physics2d.gravity = { 0, 0 }

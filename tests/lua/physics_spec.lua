@@ -179,6 +179,26 @@ describe("3D physics", function()
     assert.equals(0, #find(log, "onCollisionEnter"))
   end)
 
+  it("stops a fast bullet body at a thin wall it would pass through otherwise", function()
+    local function shoot(bullet)
+      local scene = Scene.new()
+      scene.physics.gravity = { 0, 0, 0 }
+      local wall = GameObject.new { name = "wall", position = { 5, 0, 0 } }
+      wall:addComponent(BoxCollider, { size = { x = 0.05, y = 4, z = 4 } })
+      scene:add(wall)
+      local go = GameObject.new { name = "shot" }
+      local rb = go:addComponent(RigidBody, { bullet = bullet })
+      go:addComponent(SphereCollider, { radius = 0.1 })
+      scene:add(go)
+      rb.velocity = { 300, 0, 0 }
+      run(scene, 10)
+      assert.equals(bullet, rb.bullet)
+      return go.position.x
+    end
+    assert.is_true(shoot(false) > 10)
+    assert.is_true(shoot(true) < 5)
+  end)
+
   it("raycasts a turned box on its face, exactly", function()
     local scene = Scene.new()
     local a = math.rad(30)
