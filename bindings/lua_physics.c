@@ -1,70 +1,25 @@
 /* bindings/lua_physics.c: the Lua face of engine/physics: scene.physics2d and
  * scene.physics (World2D over a ty_phys2d, World3D over a ty_phys3d), the body calls behind
  * the component classes of scripts/tycho/physics.lua (tycho._physics for 2D,
- * tycho._physics3d for 3D), and the tick's physics work.
+ * tycho._physics3d for 3D), and the tick's physics work. Raycasts are in
+ * lua_physics_ray.c, joints in lua_physics_joint.c (lua_physics_world.h is what they share).
  *
  * Each body belongs to one GameObject. The world keeps a record per body: its handle,
  * the object, and the local position and rotation last seen or written. At the physics
- * phase each body's object has its local tables read back (ty_lua_pull); a record whose local
- * values differ from the last ones was moved by the game: a kinematic body is driven
- * there through the step (so it pushes what it meets), any other body is placed there.
- * After the step, dynamic bodies that moved are written back through ty_lua_set_local,
- * which keeps the Lua tables in step. Game units are meters times unitsPerMeter. */
+ * phase each body's object has its local tables read back (compare on read, as
+ * ty_lua_pull does); a record whose local values differ from the last ones was moved by the
+ * game: a kinematic body is driven there through the step (so it pushes what it meets), any
+ * other body is placed there. After the step, dynamic bodies that moved are written back
+ * into their transforms and tables, so that the next read-back sees no change. Game units
+ * are meters times unitsPerMeter. */
 #include "lua_physics.h"
-#include "lua_scene.h"
-#include "physics/physics2d.h"
-#include "physics/physics3d.h"
+#include "lua_physics_world.h"
 
 #include <math.h>
 #include <string.h>
 
 #define TY_WORLD2D "World2D"
 #define TY_WORLD3D "World3D"
-
-typedef struct body_rec {
-  uint32_t body; /* a ty_body2d or ty_body3d */
-  ty_id go;
-  uint32_t xf;
-  ty_body_type type;    /* the body's, kept here: the tick asks for it of every body */
-  float pos[3], rot[4]; /* the local values last seen or written */
-  float scale[3];       /* the local scale its shapes were sized with */
-  bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
-  bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
-  bool has_offset;      /* its transform holds a render offset this world set */
-  bool stepped;         /* prev and cur hold the last step's poses */
-  bool warned;          /* a refused pose was logged for it (once per body) */
-  bool placed;          /* the game put the body somewhere since the last step */
-  bool was_awake;       /* it was awake as the last step began (a body asleep through it did not move) */
-  float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
-  float cur_pos[3], cur_rot[4];   /* and after it */
-} body_rec;
-
-/* One userdata type per dimension (World2D, World3D) over the same struct. */
-typedef struct lworld {
-  int dims;      /* 2 or 3 */
-  ty_phys2d *w2; /* dims 2 */
-  ty_phys3d *w3; /* dims 3 */
-  float upm;     /* game units per meter (2D; 1 in 3D) */
-  body_rec *recs;
-  uint32_t count, cap;
-  double step_s; /* how long the backend's step call took at the last tick (the bench's yardstick) */
-  struct joint_rec *joints;
-  uint32_t joint_count, joint_cap;
-} lworld;
-
-/* A joint as the game made it: its objects and where it holds each body, in that body's
- * own frame, so that it can be made again when a body is rebuilt (a collider added, a 3D
- * setting changed). handle is 0 while a body is missing. */
-typedef struct joint_rec {
-  uint32_t handle; /* a ty_joint2d or ty_joint3d; 0: waiting for its bodies */
-  uint32_t serial; /* the Joint userdata's check that the record is still its own */
-  ty_id a, b;      /* b 0: the world */
-  bool dead;       /* destroyed, or one of its objects was: the slot is free */
-  union {
-    ty_joint2d_desc d2;
-    ty_joint3d_desc d3;
-  } desc;
-} joint_rec;
 
 /* Per state and dimension: entity number -> the world and record index (1-based) of its
  * body (of[0] 2D, of[1] 3D). */
@@ -87,9 +42,6 @@ static const char pending_views_key = 0; /* registry: velocity views written sin
 static const char mask_key = 0; /* registry: physics.lua's maskBits(value, argn, fname) */
 
 static void commit_views(lua_State *L);
-static int world2d_joint(lua_State *L);
-static int world3d_joint(lua_State *L);
-static uint32_t live_joints(const lworld *w);
 
 static pctx *pctx_get(lua_State *L) {
   lua_rawgetp(L, LUA_REGISTRYINDEX, &pctx_key);
@@ -98,7 +50,7 @@ static pctx *pctx_get(lua_State *L) {
   return p;
 }
 
-static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
+ty_world *lphys_world_of(lua_State *L) { return ty_lctx_get(L)->world; }
 
 static void map_set(lua_State *L, ty_id id, lworld *w, uint32_t rec) {
   pmap *p = &pctx_get(L)->maps[w->dims - 2];
@@ -124,7 +76,7 @@ static void map_clear(lua_State *L, int dims, ty_id id) {
 }
 
 /* The record of id's body, or NULL (with *wout set to its world when found). */
-static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
+body_rec *lphys_rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
   pctx *c = pctx_get(L);
   pmap *p = c ? &c->maps[dims - 2] : NULL;
   uint32_t n = TY_ID_NUMBER(id);
@@ -140,15 +92,14 @@ static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
 static void clear_offset(lua_State *L, body_rec *r) {
   if (!r->has_offset) return;
   r->has_offset = false;
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   if (ty_object_alive(W, r->go)) ty_transform_set_render_offset(ty_world_transforms(W), r->xf, NULL);
 }
 
 static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
   body_rec *r = &w->recs[i];
   clear_offset(L, r);
-  for (uint32_t k = 0; k < w->joint_count; k++) /* the backend ends them with the body */
-    if (!w->joints[k].dead && (w->joints[k].a == r->go || w->joints[k].b == r->go)) w->joints[k].handle = 0;
+  lphys_joints_break(w, r->go); /* the backend ends them with the body */
   if (w->dims == 2) ty_body2d_destroy(w->w2, r->body);
   else ty_body3d_destroy(w->w3, r->body);
   map_clear(L, w->dims, r->go);
@@ -161,9 +112,9 @@ static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
 
 /* ---- conversions ---- */
 
-static float quat_angle_z(const float q[4]) { return 2.0f * atan2f(q[2], q[3]); }
+float lphys_quat_angle_z(const float q[4]) { return 2.0f * atan2f(q[2], q[3]); }
 
-static void quat_mul(const float a[4], const float b[4], float out[4]) {
+void lphys_quat_mul(const float a[4], const float b[4], float out[4]) {
   float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
   float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
   float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
@@ -176,11 +127,11 @@ static void world_pose(ty_transforms *T, uint32_t xf, float *x, float *y, float 
   float p[3], q[4];
   ty_transform_world_position(T, xf, p);
   ty_transform_world_rotation(T, xf, q);
-  *x = p[0], *y = p[1], *angle = quat_angle_z(q);
+  *x = p[0], *y = p[1], *angle = lphys_quat_angle_z(q);
 }
 
 /* Reads argument idx as a 2D vector: a Vec3 (z ignored), {x=, y=} or {x, y}. */
-static void check_vec2(lua_State *L, int idx, float out[2]) {
+void lphys_check_vec2(lua_State *L, int idx, float out[2]) {
   if (ty_is_vec3(L, idx)) {
     float v[3];
     ty_read_vec3(L, idx, v);
@@ -204,7 +155,7 @@ static void check_vec2(lua_State *L, int idx, float out[2]) {
 }
 
 /* Reads argument idx as a 3D vector: a Vec3, {x=, y=, z=} or {x, y, z}. */
-static void check_vec3(lua_State *L, int idx, float out[3]) {
+void lphys_check_vec3(lua_State *L, int idx, float out[3]) {
   if (ty_is_vec3(L, idx)) {
     ty_read_vec3(L, idx, out);
     if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) luaL_argerror(L, idx, "the Vec3 must be finite");
@@ -239,6 +190,13 @@ static lworld *check_world3d(lua_State *L, int idx) {
   return w;
 }
 
+static int world2d_raycast(lua_State *L) { return lphys_raycast2d(L, check_world2d(L, 1)); }
+static int world3d_raycast(lua_State *L) { return lphys_raycast3d(L, check_world3d(L, 1)); }
+static int world2d_raycast_batch(lua_State *L) { return lphys_raycast_batch(L, check_world2d(L, 1)); }
+static int world3d_raycast_batch(lua_State *L) { return lphys_raycast_batch(L, check_world3d(L, 1)); }
+static int world2d_joint(lua_State *L) { return lphys_joint_new(L, check_world2d(L, 1)); }
+static int world3d_joint(lua_State *L) { return lphys_joint_new(L, check_world3d(L, 1)); }
+
 static int world_gc(lua_State *L) {
   lworld *w = lua_touserdata(L, 1);
   for (uint32_t i = 0; i < w->count; i++) map_clear(L, w->dims, w->recs[i].go);
@@ -257,7 +215,7 @@ static int world_gc(lua_State *L) {
 
 /* Argument idx of raycast as layer bits: nil is every layer; a layer name or number, or a
  * list of them, goes through physics.lua's maskBits (which names the layers). */
-static uint32_t check_mask(lua_State *L, int idx, const char *fname) {
+uint32_t lphys_check_mask(lua_State *L, int idx, const char *fname) {
   if (lua_isnoneornil(L, idx)) return ~0u;
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mask_key) != LUA_TFUNCTION) luaL_error(L, "physics layers are not loaded");
   lua_pushvalue(L, idx);
@@ -268,162 +226,6 @@ static uint32_t check_mask(lua_State *L, int idx, const char *fname) {
   lua_pop(L, 1);
   return bits;
 }
-
-/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
- * distance=} or nil */
-static int world2d_raycast(lua_State *L) {
-  lworld *w = check_world2d(L, 1);
-  float o[2], d[2];
-  check_vec2(L, 2, o);
-  check_vec2(L, 3, d);
-  float max = (float)luaL_optnumber(L, 4, 1e6);
-  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
-  uint32_t mask = check_mask(L, 5, "raycast");
-  float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
-  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p1[2] = {o[0] / w->upm, o[1] / w->upm};
-  float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
-  ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
-    lua_pushnil(L);
-    return 1;
-  }
-  lua_createtable(L, 0, 4);
-  ty_push_gameobject(L, (ty_id)hit.user);
-  lua_setfield(L, -2, "object");
-  ty_push_vec3(L, hit.point[0] * w->upm, hit.point[1] * w->upm, 0);
-  lua_setfield(L, -2, "point");
-  ty_push_vec3(L, hit.normal[0], hit.normal[1], 0);
-  lua_setfield(L, -2, "normal");
-  lua_pushnumber(L, (double)hit.fraction * max);
-  lua_setfield(L, -2, "distance");
-  return 1;
-}
-
-/* ---- many rays in one call ----
- *
- * world:raycastBatch(rays [, out [, mask]]) -> out, hits. rays is a flat array, per ray the
- * origin, the direction and the longest distance: ox, oy, dx, dy, maxDistance in 2D (5
- * numbers), ox, oy, oz, dx, dy, dz, maxDistance in 3D (7). out (made when nil, else reused
- * as it is: a game keeps one) gets per ray the object hit or false, the point, the normal and
- * the distance: 6 values in 2D (object, px, py, nx, ny, distance), 8 in 3D; a ray that hits
- * nothing sets only its object, to false. Every ray is checked before any is cast, so a bad
- * one raises and out is left as it was. */
-
-static const char *const RAY_PARTS[2][7] = {{"ox", "oy", "dx", "dy", "maxDistance"},
-                                            {"ox", "oy", "oz", "dx", "dy", "dz", "maxDistance"}};
-
-static int world_raycast_batch(lua_State *L, lworld *w) {
-  int dims = w->dims, in_n = 2 * dims + 1, out_n = 2 * dims + 2;
-  const char *const *parts = RAY_PARTS[dims - 2];
-  luaL_checktype(L, 2, LUA_TTABLE);
-  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-  uint32_t mask = check_mask(L, 4, "raycastBatch");
-  lua_Integer len = luaL_len(L, 2);
-  if (len % in_n) {
-    luaL_Buffer b;
-    luaL_buffinit(L, &b);
-    lua_pushfstring(L, "rays must hold %d numbers a ray (", in_n);
-    luaL_addvalue(&b);
-    for (int k = 0; k < in_n; k++) {
-      luaL_addstring(&b, parts[k]);
-      luaL_addstring(&b, k < in_n - 1 ? ", " : "), got ");
-    }
-    lua_pushfstring(L, "%I", len);
-    luaL_addvalue(&b);
-    luaL_pushresult(&b);
-    luaL_argerror(L, 2, lua_tostring(L, -1));
-  }
-  size_t n = (size_t)(len / in_n);
-  float *rays = TY_MALLOC((n ? n : 1) * (size_t)in_n * sizeof *rays);
-  if (!rays) return luaL_error(L, "out of memory");
-  for (size_t i = 0; i < n; i++) {
-    float *ray = rays + i * (size_t)in_n;
-    for (int k = 0; k < in_n; k++) {
-      lua_Integer at = (lua_Integer)(i * (size_t)in_n) + k + 1;
-      int isnum;
-      lua_rawgeti(L, 2, at);
-      lua_Number v = lua_tonumberx(L, -1, &isnum);
-      if (!isnum || !isfinite(v) || (k == in_n - 1 && v < 0)) {
-        const char *got = isnum ? luaL_tolstring(L, -1, NULL) : luaL_typename(L, -1);
-        const char *want = k == in_n - 1 ? "a finite number >= 0" : "a finite number";
-        const char *msg = lua_pushfstring(L, "rays[%I] (ray %I's %s) must be %s, got %s", at, (lua_Integer)i + 1,
-                                          parts[k], want, got);
-        TY_FREE(rays);
-        luaL_argerror(L, 2, msg);
-      }
-      lua_pop(L, 1);
-      ray[k] = (float)v;
-    }
-    float dl = 0;
-    for (int k = 0; k < dims; k++) dl += ray[dims + k] * ray[dims + k];
-    if (!(dl > 0)) {
-      TY_FREE(rays);
-      luaL_argerror(L, 2, lua_pushfstring(L, "ray %I's direction must not be zero", (lua_Integer)i + 1));
-    }
-    dl = sqrtf(dl);
-    for (int k = 0; k < dims; k++) ray[dims + k] /= dl;
-  }
-  if (lua_isnoneornil(L, 3)) {
-    lua_settop(L, 2);
-    lua_createtable(L, (int)(n * (size_t)out_n), 0);
-  }
-  lua_settop(L, 3);
-  ty_world *W = world_of(L);
-  lua_Integer hits = 0;
-  for (size_t i = 0; i < n; i++) {
-    const float *ray = rays + i * (size_t)in_n;
-    float max = ray[in_n - 1], point[3] = {0}, normal[3] = {0}, fraction = 0;
-    uint64_t user = 0;
-    bool hit = false;
-    if (max > 0 && dims == 2) {
-      float p1[2] = {ray[0] / w->upm, ray[1] / w->upm};
-      float p2[2] = {(ray[0] + ray[2] * max) / w->upm, (ray[1] + ray[3] * max) / w->upm};
-      ty_ray2d_hit h;
-      hit = ty_phys2d_raycast(w->w2, p1, p2, mask, &h);
-      if (hit) {
-        user = h.user, fraction = h.fraction;
-        point[0] = h.point[0] * w->upm, point[1] = h.point[1] * w->upm;
-        normal[0] = h.normal[0], normal[1] = h.normal[1];
-      }
-    } else if (max > 0) {
-      float p2[3];
-      for (int k = 0; k < 3; k++) p2[k] = ray[k] + ray[3 + k] * max;
-      ty_ray3d_hit h;
-      hit = ty_phys3d_raycast(w->w3, ray, p2, mask, &h);
-      if (hit) {
-        user = h.user, fraction = h.fraction;
-        memcpy(point, h.point, sizeof point);
-        memcpy(normal, h.normal, sizeof normal);
-      }
-    }
-    lua_Integer at = (lua_Integer)(i * (size_t)out_n) + 1;
-    if (!hit || !ty_object_alive(W, (ty_id)user)) {
-      lua_pushboolean(L, 0);
-      lua_rawseti(L, 3, at);
-      continue;
-    }
-    hits++;
-    ty_push_gameobject(L, (ty_id)user);
-    lua_rawseti(L, 3, at++);
-    for (int k = 0; k < dims; k++) {
-      lua_pushnumber(L, point[k]);
-      lua_rawseti(L, 3, at++);
-    }
-    for (int k = 0; k < dims; k++) {
-      lua_pushnumber(L, normal[k]);
-      lua_rawseti(L, 3, at++);
-    }
-    lua_pushnumber(L, (double)fraction * max);
-    lua_rawseti(L, 3, at);
-  }
-  TY_FREE(rays);
-  lua_pushinteger(L, hits);
-  return 2;
-}
-
-static int world2d_raycast_batch(lua_State *L) { return world_raycast_batch(L, check_world2d(L, 1)); }
-static int world3d_raycast_batch(lua_State *L) { return world_raycast_batch(L, check_world3d(L, 1)); }
 
 static int world2d_index(lua_State *L) {
   lworld *w = check_world2d(L, 1);
@@ -445,7 +247,7 @@ static int world2d_index(lua_State *L) {
   } else if (strcmp(k, "joint") == 0) {
     lua_pushcfunction(L, world2d_joint);
   } else if (strcmp(k, "jointCount") == 0) {
-    lua_pushinteger(L, live_joints(w));
+    lua_pushinteger(L, lphys_joint_count(w));
   } else {
     lua_pushnil(L);
   }
@@ -457,7 +259,7 @@ static int world2d_newindex(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") == 0) {
     float g[2];
-    check_vec2(L, 3, g);
+    lphys_check_vec2(L, 3, g);
     ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
   } else if (strcmp(k, "unitsPerMeter") == 0) {
     lua_Number u = luaL_checknumber(L, 3);
@@ -556,7 +358,7 @@ static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_body_type type, ty_i
   memset(r, 0, sizeof *r);
   r->body = b, r->go = id, r->xf = xf, r->type = type;
   r->interpolate = true;
-  const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
+  const ty_trs *l = ty_transform_local(ty_world_transforms(lphys_world_of(L)), xf);
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
   memcpy(r->scale, l->scale, sizeof r->scale);
@@ -570,8 +372,8 @@ static int p_create_body(lua_State *L) {
   ty_id id = ty_check_gameobject(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   lworld *old = NULL;
-  if (rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
-  ty_world *W = world_of(L);
+  if (lphys_rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
+  ty_world *W = lphys_world_of(L);
   ty_lua_world_matrix(L, id); /* reads back its chain's tables */
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, id);
@@ -605,7 +407,7 @@ static int p_create_body(lua_State *L) {
 /* The body record of the GameObject at idx; raises when it has none. */
 static body_rec *check_body(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
-  body_rec *r = rec_of(L, 2, id, w);
+  body_rec *r = lphys_rec_of(L, 2, id, w);
   if (!r) luaL_error(L, "GameObject has no 2D body");
   return r;
 }
@@ -617,7 +419,7 @@ static int p_add_shape(lua_State *L) {
   body_rec *r = check_body(L, 1, &w);
   luaL_checktype(L, 2, LUA_TTABLE);
   float s[3];
-  ty_transform_world_scale(ty_world_transforms(world_of(L)), r->xf, s);
+  ty_transform_world_scale(ty_world_transforms(lphys_world_of(L)), r->xf, s);
   float sx = fabsf(s[0]) / w->upm, sy = fabsf(s[1]) / w->upm;
   ty_shape2d_desc d = {0};
   lua_getfield(L, 2, "kind");
@@ -661,7 +463,7 @@ static int p_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld *w = NULL;
-  body_rec *r = rec_of(L, 2, id, &w);
+  body_rec *r = lphys_rec_of(L, 2, id, &w);
   if (!r) return 0;
   float v[2];
   ty_body2d_velocity(w->w2, r->body, v);
@@ -676,7 +478,7 @@ static int p_destroy_body(lua_State *L) {
 static int p_has_body(lua_State *L) {
   lworld *w = NULL;
   int dims = (int)lua_tointeger(L, lua_upvalueindex(1));
-  lua_pushboolean(L, rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
+  lua_pushboolean(L, lphys_rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
   return 1;
 }
 
@@ -684,7 +486,7 @@ static int p_has_body(lua_State *L) {
  * offset: between the last two steps under a Loop). */
 static void push_render_position(lua_State *L, body_rec *r) {
   ty_lua_world_matrix(L, r->go); /* reads back its chain's tables */
-  const float *m = ty_transform_render_world(ty_world_transforms(world_of(L)), r->xf);
+  const float *m = ty_transform_render_world(ty_world_transforms(lphys_world_of(L)), r->xf);
   ty_push_vec3(L, m[12], m[13], m[14]);
 }
 
@@ -719,7 +521,7 @@ static int p_set(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "velocity") == 0) {
     float v[2];
-    check_vec2(L, 3, v);
+    lphys_check_vec2(L, 3, v);
     ty_body2d_set_velocity(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   } else if (strcmp(k, "angularVelocity") == 0) {
     ty_body2d_set_angular_velocity(w->w2, r->body, (float)luaL_checknumber(L, 3));
@@ -754,7 +556,7 @@ static int p_apply(lua_State *L) {
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[2];
-  check_vec2(L, 3, v);
+  lphys_check_vec2(L, 3, v);
   if (strcmp(k, "force") == 0) ty_body2d_apply_force(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   else ty_body2d_apply_impulse(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   return 0;
@@ -781,36 +583,16 @@ static int p_set_waiting(lua_State *L) {
   return 0;
 }
 
-/* ---- 3D: World3D and tycho._physics3d ---- */
-
-static int world3d_raycast(lua_State *L) {
-  lworld *w = check_world3d(L, 1);
-  float o[3], d[3];
-  check_vec3(L, 2, o);
-  check_vec3(L, 3, d);
-  float max = (float)luaL_optnumber(L, 4, 1e6);
-  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
-  uint32_t mask = check_mask(L, 5, "raycast");
-  float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p2[3];
-  for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
-  ty_ray3d_hit hit;
-  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
-    lua_pushnil(L);
-    return 1;
-  }
-  lua_createtable(L, 0, 4);
-  ty_push_gameobject(L, (ty_id)hit.user);
-  lua_setfield(L, -2, "object");
-  ty_push_vec3(L, hit.point[0], hit.point[1], hit.point[2]);
-  lua_setfield(L, -2, "point");
-  ty_push_vec3(L, hit.normal[0], hit.normal[1], hit.normal[2]);
-  lua_setfield(L, -2, "normal");
-  lua_pushnumber(L, (double)hit.fraction * max);
-  lua_setfield(L, -2, "distance");
-  return 1;
+void lphys_build_waiting(lua_State *L, int idx) {
+  if (!pctx_get(L)->waiting) return;
+  idx = lua_absindex(L, idx);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key);
+  lua_getfield(L, idx, "scene");
+  if (lua_isfunction(L, -2) && !lua_isnil(L, -1)) lua_call(L, 1, 0);
+  else lua_pop(L, 2);
 }
+
+/* ---- 3D: World3D and tycho._physics3d ---- */
 
 static int world3d_index(lua_State *L) {
   lworld *w = check_world3d(L, 1);
@@ -830,7 +612,7 @@ static int world3d_index(lua_State *L) {
   } else if (strcmp(k, "joint") == 0) {
     lua_pushcfunction(L, world3d_joint);
   } else if (strcmp(k, "jointCount") == 0) {
-    lua_pushinteger(L, live_joints(w));
+    lua_pushinteger(L, lphys_joint_count(w));
   } else {
     lua_pushnil(L);
   }
@@ -842,7 +624,7 @@ static int world3d_newindex(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") != 0) return luaL_error(L, "World3D.%s cannot be set", k);
   float g[3];
-  check_vec3(L, 3, g);
+  lphys_check_vec3(L, 3, g);
   ty_phys3d_set_gravity(w->w3, g);
   return 0;
 }
@@ -855,7 +637,7 @@ static int world3d_tostring(lua_State *L) {
 
 static body_rec *check_body3(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
-  body_rec *r = rec_of(L, 3, id, w);
+  body_rec *r = lphys_rec_of(L, 3, id, w);
   if (!r) luaL_error(L, "GameObject has no 3D body");
   return r;
 }
@@ -878,8 +660,8 @@ static int p3_create_body(lua_State *L) {
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
   lworld *old = NULL;
-  if (rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
-  ty_world *W = world_of(L);
+  if (lphys_rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
+  ty_world *W = lphys_world_of(L);
   ty_lua_world_matrix(L, id);
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, id);
@@ -980,7 +762,7 @@ static int p3_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld *w = NULL;
-  body_rec *r = rec_of(L, 3, id, &w);
+  body_rec *r = lphys_rec_of(L, 3, id, &w);
   if (!r) return 0;
   float v[3], av[3];
   ty_body3d_velocity(w->w3, r->body, v);
@@ -1026,7 +808,7 @@ static int p3_set(lua_State *L) {
     return 0;
   }
   float v[3];
-  check_vec3(L, 3, v);
+  lphys_check_vec3(L, 3, v);
   if (strcmp(k, "velocity") == 0) ty_body3d_set_velocity(w->w3, r->body, v);
   else if (strcmp(k, "angularVelocity") == 0) ty_body3d_set_angular_velocity(w->w3, r->body, v);
   else return luaL_argerror(L, 2, "unknown body field");
@@ -1039,319 +821,16 @@ static int p3_apply(lua_State *L) {
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[3];
-  check_vec3(L, 3, v);
+  lphys_check_vec3(L, 3, v);
   if (strcmp(k, "force") == 0) ty_body3d_apply_force(w->w3, r->body, v);
   else ty_body3d_apply_impulse(w->w3, r->body, v);
   return 0;
 }
 
-/* ---- joints: world:joint{...} ----
- *
- * world:joint{type=, a=, b=, anchor=, anchorB=, axis=, length=, stiffness=, damping=,
- * collideConnected=} -> Joint. The anchors and axis are world values (game units) read
- * against the bodies' poses now, and kept in each body's frame: the joint is made again at
- * the next tick when one of its bodies is rebuilt, and ends for good when one of its objects
- * is destroyed (it leaves the world with the body at the sweep). */
-
-#define TY_JOINT "Joint"
-
-static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]);
-
-static const char *const JOINT_TYPES[2][6] = {{"revolute", "distance", "weld", "prismatic", "wheel", NULL},
-                                              {"fixed", "hinge", "point", "slider", NULL}};
-
-typedef struct ljoint {
-  lworld *w; /* kept alive by the userdata's user value */
-  uint32_t index, serial;
-} ljoint;
-
-static uint32_t joint_serial;
-
-/* The joint record of the Joint at idx, or NULL once it ended. */
-static joint_rec *joint_get(lua_State *L, int idx) {
-  ljoint *j = luaL_checkudata(L, idx, TY_JOINT);
-  if (!j->w || (!j->w->w2 && !j->w->w3) || j->index >= j->w->joint_count) return NULL;
-  joint_rec *jr = &j->w->joints[j->index];
-  return jr->serial == j->serial && !jr->dead ? jr : NULL;
-}
-
-static void joint_end(lworld *w, joint_rec *jr) {
-  if (jr->handle) {
-    if (w->dims == 2) ty_joint2d_destroy(w->w2, jr->handle);
-    else ty_joint3d_destroy(w->w3, jr->handle);
-  }
-  jr->handle = 0;
-  jr->dead = true;
-}
-
-/* Makes jr's backend joint when both its bodies exist (their handles filled in now). */
-static void joint_make(lua_State *L, lworld *w, joint_rec *jr) {
-  lworld *wa = NULL, *wb = NULL;
-  body_rec *ra = rec_of(L, w->dims, jr->a, &wa), *rb = jr->b ? rec_of(L, w->dims, jr->b, &wb) : NULL;
-  if (!ra || wa != w || (jr->b && (!rb || wb != w))) return;
-  if (w->dims == 2) {
-    jr->desc.d2.a = ra->body, jr->desc.d2.b = rb ? rb->body : 0;
-    jr->handle = ty_joint2d_create(w->w2, &jr->desc.d2);
-  } else {
-    jr->desc.d3.a = ra->body, jr->desc.d3.b = rb ? rb->body : 0;
-    jr->handle = ty_joint3d_create(w->w3, &jr->desc.d3);
-  }
-}
-
-/* At the tick, after bodies are built: joints whose objects are gone end; those waiting for
- * a rebuilt body are made again. */
-static void sync_joints(lua_State *L, lworld *w) {
-  ty_world *W = world_of(L);
-  for (uint32_t k = 0; k < w->joint_count; k++) {
-    joint_rec *jr = &w->joints[k];
-    if (jr->dead) continue;
-    if (!ty_object_alive(W, jr->a) || ty_object_destroyed(W, jr->a) ||
-        (jr->b && (!ty_object_alive(W, jr->b) || ty_object_destroyed(W, jr->b)))) {
-      joint_end(w, jr);
-    } else if (!jr->handle) {
-      joint_make(L, w, jr);
-    }
-  }
-}
-
-/* Reads option k of the table at t as a finite number (def when absent), at least min. */
-static float joint_number(lua_State *L, int t, const char *k, float def, float min) {
-  int type = lua_getfield(L, t, k);
-  lua_Number v = type == LUA_TNIL ? def : lua_tonumber(L, -1);
-  if ((type != LUA_TNIL && type != LUA_TNUMBER) || !isfinite(v) || v < min) {
-    const char *got = type == LUA_TNUMBER ? luaL_tolstring(L, -1, NULL) : luaL_typename(L, -1);
-    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a finite number >= %f, got %s", k, (lua_Number)min, got));
-  }
-  lua_pop(L, 1);
-  return (float)v;
-}
-
-/* Reads option k as a world point or direction (2 or 3 numbers); false when absent. */
-static bool joint_vec(lua_State *L, int t, const char *k, int dims, float out[3]) {
-  if (lua_getfield(L, t, k) == LUA_TNIL) {
-    lua_pop(L, 1);
-    return false;
-  }
-  int v = lua_gettop(L);
-  bool ok = ty_is_vec3(L, v) || lua_type(L, v) == LUA_TTABLE;
-  static const char *const axes[3] = {"x", "y", "z"};
-  out[2] = 0;
-  if (ok && ty_is_vec3(L, v)) {
-    ty_read_vec3(L, v, out);
-  } else {
-    for (int i = 0; ok && i < dims; i++) {
-      if (lua_getfield(L, v, axes[i]) == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, v, i + 1);
-      }
-      int isnum;
-      out[i] = (float)lua_tonumberx(L, -1, &isnum);
-      lua_pop(L, 1);
-      ok = isnum;
-    }
-  }
-  for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
-  if (!ok)
-    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a Vec3 or a table of %d finite numbers, got %s", k, dims,
-                                        luaL_typename(L, v)));
-  lua_pop(L, 1);
-  return true;
-}
-
-/* The object of option k (nil allowed when optional), its body built now if it waits. */
-static ty_id joint_object(lua_State *L, lworld *w, int t, const char *k, bool optional) {
-  int type = lua_getfield(L, t, k);
-  if (type == LUA_TNIL && optional) {
-    lua_pop(L, 1);
-    return 0;
-  }
-  if (!luaL_testudata(L, -1, TY_GAMEOBJECT))
-    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a GameObject, got %s", k, luaL_typename(L, -1)));
-  ty_id id = ty_check_gameobject(L, -1);
-  lworld *bw = NULL;
-  if (!rec_of(L, w->dims, id, &bw) && pctx_get(L)->waiting) { /* its body may wait to be built */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key);
-    lua_getfield(L, -2, "scene");
-    if (lua_isfunction(L, -2) && !lua_isnil(L, -1)) lua_call(L, 1, 0);
-    else lua_pop(L, 2);
-  }
-  if (!rec_of(L, w->dims, id, &bw) || bw != w) {
-    lua_getfield(L, -1, "name");
-    luaL_argerror(L, 2, lua_pushfstring(L, "%s (GameObject '%s') has no body in this world: give it a %s or a collider, in this scene",
-                                        k, lua_tostring(L, -1), w->dims == 2 ? "RigidBody2D" : "RigidBody"));
-  }
-  lua_pop(L, 1);
-  return id;
-}
-
-/* v rotated by the unit quaternion q. */
-static void quat_rotate(const float q[4], const float v[3], float out[3]) {
-  float p[4] = {v[0], v[1], v[2], 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4], r[4];
-  quat_mul(q, p, t);
-  quat_mul(t, c, r);
-  out[0] = r[0], out[1] = r[1], out[2] = r[2];
-}
-
-/* The frame (p, q) given in the world, seen from the body pose (bp, bq). */
-static void to_body_frame(const float bp[3], const float bq[4], const float p[3], const float q[4], float lp[3],
-                          float lq[4]) {
-  float c[4] = {-bq[0], -bq[1], -bq[2], bq[3]}, d[3] = {p[0] - bp[0], p[1] - bp[1], p[2] - bp[2]};
-  quat_rotate(c, d, lp);
-  quat_mul(c, q, lq);
-}
-
-static int world_joint(lua_State *L, lworld *w) {
-  luaL_checktype(L, 2, LUA_TTABLE);
-  int dims = w->dims;
-  lua_getfield(L, 2, "type");
-  const char *type = lua_tostring(L, -1);
-  int kind = -1;
-  for (int i = 0; type && JOINT_TYPES[dims - 2][i]; i++)
-    if (strcmp(type, JOINT_TYPES[dims - 2][i]) == 0) kind = i;
-  if (kind < 0)
-    luaL_argerror(L, 2, lua_pushfstring(L, dims == 2 ? "type must be 'revolute', 'distance', 'weld', 'prismatic' or 'wheel', got %s"
-                                                     : "type must be 'fixed', 'hinge', 'point' or 'slider', got %s",
-                                        type ? type : luaL_typename(L, -1)));
-  lua_pop(L, 1);
-  ty_id a = joint_object(L, w, 2, "a", false), b = joint_object(L, w, 2, "b", true);
-  if (a == b) luaL_argerror(L, 2, "a and b must be two objects");
-  lworld *tmp = NULL;
-  body_rec *ra = rec_of(L, dims, a, &tmp), *rb = b ? rec_of(L, dims, b, &tmp) : NULL;
-  /* The bodies' poses now (game units; 2D at z 0 about Z). */
-  float pa[3], qa[4], pb[3] = {0, 0, 0}, qb[4] = {0, 0, 0, 1};
-  body_pose(w, ra, pa, qa);
-  if (rb) body_pose(w, rb, pb, qb);
-  float anchor[3] = {pa[0], pa[1], pa[2]}, anchor_b[3], axis[3] = {0, 0, 0};
-  joint_vec(L, 2, "anchor", dims, anchor);
-  if (!joint_vec(L, 2, "anchorB", dims, anchor_b)) memcpy(anchor_b, rb ? pb : anchor, sizeof anchor_b);
-  bool needs_axis = dims == 2 ? kind == TY_JOINT2D_PRISMATIC || kind == TY_JOINT2D_WHEEL
-                              : kind == TY_JOINT3D_HINGE || kind == TY_JOINT3D_SLIDER;
-  if (needs_axis) {
-    if (!joint_vec(L, 2, "axis", dims, axis))
-      luaL_argerror(L, 2, lua_pushfstring(L, "a %s joint needs an axis", type));
-    float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    if (!(len > 0)) luaL_argerror(L, 2, "axis must not be zero");
-    for (int i = 0; i < 3; i++) axis[i] /= len;
-  }
-  float dx = anchor_b[0] - anchor[0], dy = anchor_b[1] - anchor[1], dz = anchor_b[2] - anchor[2];
-  float length = joint_number(L, 2, "length", sqrtf(dx * dx + dy * dy + dz * dz), 0);
-  float stiffness = joint_number(L, 2, "stiffness", 0, 0), damping = joint_number(L, 2, "damping", 0, 0);
-  lua_getfield(L, 2, "collideConnected");
-  bool collide = lua_toboolean(L, -1);
-  lua_pop(L, 1);
-
-  uint32_t slot = 0; /* a slot an ended joint left, else a new one */
-  while (slot < w->joint_count && !w->joints[slot].dead) slot++;
-  if (slot == w->joint_count && w->joint_count == w->joint_cap) {
-    uint32_t cap = w->joint_cap ? w->joint_cap * 2 : 16;
-    joint_rec *js = TY_REALLOC(w->joints, cap * sizeof *js);
-    if (!js) return luaL_error(L, "out of memory");
-    w->joints = js, w->joint_cap = cap;
-  }
-  joint_rec jr;
-  memset(&jr, 0, sizeof jr);
-  jr.a = a, jr.b = b, jr.serial = ++joint_serial;
-  if (dims == 2) {
-    ty_joint2d_desc *d = &jr.desc.d2;
-    float u = w->upm, ca = cosf(quat_angle_z(qa)), sa = sinf(quat_angle_z(qa));
-    float angle_b = rb ? quat_angle_z(qb) : 0, cb = cosf(angle_b), sb = sinf(angle_b);
-    d->kind = (ty_joint2d_kind)kind;
-    /* into a's frame: its rotation undone; b's likewise (the world's is the identity) */
-    float ax = anchor[0] - pa[0], ay = anchor[1] - pa[1];
-    d->anchor_a[0] = (ca * ax + sa * ay) / u, d->anchor_a[1] = (-sa * ax + ca * ay) / u;
-    float bx = (kind == TY_JOINT2D_DISTANCE ? anchor_b[0] : anchor[0]) - pb[0];
-    float by = (kind == TY_JOINT2D_DISTANCE ? anchor_b[1] : anchor[1]) - pb[1];
-    d->anchor_b[0] = (cb * bx + sb * by) / u, d->anchor_b[1] = (-sb * bx + cb * by) / u;
-    d->axis[0] = ca * axis[0] + sa * axis[1], d->axis[1] = -sa * axis[0] + ca * axis[1];
-    d->reference_angle = angle_b - quat_angle_z(qa);
-    d->length = length / u;
-    d->stiffness = stiffness, d->damping = damping;
-    d->collide_connected = collide;
-  } else {
-    ty_joint3d_desc *d = &jr.desc.d3;
-    d->kind = (ty_joint3d_kind)kind;
-    /* the joint's frame in the world: at the anchor, its X axis along axis */
-    float q[4] = {0, 0, 0, 1};
-    if (needs_axis) {
-      float cx = 0, cy = -axis[2], cz = axis[1], dot = axis[0]; /* X cross axis, X dot axis */
-      if (dot < -0.9999f) q[0] = 0, q[1] = 0, q[2] = 1, q[3] = 0; /* half a turn about Z */
-      else {
-        q[0] = cx, q[1] = cy, q[2] = cz, q[3] = 1 + dot;
-        float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
-        for (int i = 0; i < 4; i++) q[i] /= n;
-      }
-    }
-    to_body_frame(pa, qa, anchor, q, d->pos_a, d->rot_a);
-    to_body_frame(pb, qb, anchor, q, d->pos_b, d->rot_b);
-    d->collide_connected = collide;
-  }
-  if (slot == w->joint_count) w->joint_count++;
-  w->joints[slot] = jr;
-  joint_rec *rec = &w->joints[slot];
-  joint_make(L, w, rec);
-  if (!rec->handle) {
-    rec->dead = true;
-    return luaL_error(L, "too many joints");
-  }
-  ljoint *j = lua_newuserdatauv(L, sizeof *j, 1);
-  j->w = w, j->index = slot, j->serial = rec->serial;
-  lua_pushvalue(L, 1);
-  lua_setiuservalue(L, -2, 1);
-  luaL_setmetatable(L, TY_JOINT);
-  return 1;
-}
-
-static int world2d_joint(lua_State *L) { return world_joint(L, check_world2d(L, 1)); }
-static int world3d_joint(lua_State *L) { return world_joint(L, check_world3d(L, 1)); }
-
-static uint32_t live_joints(const lworld *w) {
-  uint32_t n = 0;
-  for (uint32_t k = 0; k < w->joint_count; k++) n += !w->joints[k].dead;
-  return n;
-}
-
-/* joint:destroy(): the joint leaves the world now (a second call does nothing). */
-static int joint_destroy(lua_State *L) {
-  joint_rec *jr = joint_get(L, 1);
-  if (jr) joint_end(((ljoint *)lua_touserdata(L, 1))->w, jr);
-  return 0;
-}
-
-static int joint_index(lua_State *L) {
-  ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
-  joint_rec *jr = joint_get(L, 1);
-  const char *k = luaL_checkstring(L, 2);
-  if (strcmp(k, "destroy") == 0) {
-    lua_pushcfunction(L, joint_destroy);
-  } else if (strcmp(k, "alive") == 0) {
-    lua_pushboolean(L, jr != NULL);
-  } else if (!jr) {
-    return luaL_error(L, "this joint was destroyed (by joint:destroy() or with one of its objects)");
-  } else if (strcmp(k, "type") == 0) {
-    lua_pushstring(L, JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
-  } else if (strcmp(k, "a") == 0) {
-    ty_push_gameobject(L, jr->a);
-  } else if (strcmp(k, "b") == 0) {
-    ty_push_gameobject(L, jr->b);
-  } else {
-    lua_pushnil(L);
-  }
-  return 1;
-}
-
-static int joint_tostring(lua_State *L) {
-  ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
-  joint_rec *jr = joint_get(L, 1);
-  if (!jr) lua_pushliteral(L, "Joint (destroyed)");
-  else
-    lua_pushfstring(L, "Joint (%s)", JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
-  return 1;
-}
-
 /* ---- live velocity views ---- */
 
 static body_rec *view_body(lua_State *L, const ty_vec *u, lworld **w) {
-  return rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
+  return lphys_rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
 }
 
 /* What was written into the velocity views since the last commit reaches their bodies. */
@@ -1501,7 +980,7 @@ static void tables_open(lua_State *L, tables *t) {
   lua_pushliteral(L, "y");
   lua_pushliteral(L, "z");
   lua_pushliteral(L, "w");
-  t->W = world_of(L);
+  t->W = lphys_world_of(L);
   t->T = ty_world_transforms(t->W);
 }
 
@@ -1582,7 +1061,7 @@ static void write_back(lua_State *L, const tables *t, body_rec *r, float pos[3],
     float pq[4];
     ty_transform_world_rotation(T, pxf, pq);
     float conj[4] = {-pq[0], -pq[1], -pq[2], pq[3]}, lq[4];
-    quat_mul(conj, rot, lq);
+    lphys_quat_mul(conj, rot, lq);
     memcpy(rot, lq, sizeof lq);
   }
   if (memcmp(pos, r->pos, sizeof r->pos)) {
@@ -1610,7 +1089,7 @@ static void mark_pending(lua_State *L, ty_id go) {
  * are read back, so objects without a body cost the step nothing; a body whose object's
  * local scale changed waits to be built again at its new size (velocity kept). */
 static void check_records(lua_State *L, lworld *w, ty_scene *S) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = w->count; i-- > 0;) {
     ty_id go = w->recs[i].go;
@@ -1634,7 +1113,7 @@ static void check_records(lua_State *L, lworld *w, ty_scene *S) {
 
 /* After the flush: a disabled object's body is disabled with it. */
 static void sync_enabled(lua_State *L, lworld *w) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     bool off = !ty_object_active(W, r->go);
@@ -1648,7 +1127,7 @@ static void sync_enabled(lua_State *L, lworld *w) {
 /* ---- interpolation ---- */
 
 /* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
-static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
+void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
   if (w->dims == 2) {
     float x, y, a;
     ty_body2d_transform(w->w2, r->body, &x, &y, &a);
@@ -1673,7 +1152,7 @@ static void before_step(lua_State *L, lworld *w) {
     r->was_awake = !r->disabled && is_awake(w, r);
     if (r->interpolate && !r->disabled && r->type == TY_BODY_DYNAMIC) {
       /* Unmoved since the last step, the body is where that step left it: no need to ask. */
-      if (!r->stepped || r->placed) body_pose(w, r, r->cur_pos, r->cur_rot);
+      if (!r->stepped || r->placed) lphys_body_pose(w, r, r->cur_pos, r->cur_rot);
       memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
       memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
     }
@@ -1687,7 +1166,7 @@ static void after_step(lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (!r->interpolate || r->disabled || r->type != TY_BODY_DYNAMIC) continue;
-    if (r->was_awake || is_awake(w, r)) body_pose(w, r, r->cur_pos, r->cur_rot);
+    if (r->was_awake || is_awake(w, r)) lphys_body_pose(w, r, r->cur_pos, r->cur_rot);
     r->stepped = true;
   }
 }
@@ -1696,7 +1175,7 @@ static void after_step(lworld *w) {
  * T(ip) R(iq) R(cq)^-1 T(-cp). */
 static void pose_delta(const float cp[3], const float cq[4], const float ip[3], const float iq[4], float m[16]) {
   float inv[4] = {-cq[0], -cq[1], -cq[2], cq[3]}, q[4];
-  quat_mul(iq, inv, q);
+  lphys_quat_mul(iq, inv, q);
   float x = q[0], y = q[1], z = q[2], ww = q[3];
   float r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww),     2 * (x * z - y * ww),
                 2 * (x * y - z * ww),     1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
@@ -1709,7 +1188,7 @@ static void pose_delta(const float cp[3], const float cq[4], const float ip[3], 
 }
 
 static void interpolate_world(lua_State *L, lworld *w, float alpha) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
@@ -1756,7 +1235,7 @@ void ty_lua_physics_interpolate(lua_State *L, int scene_idx, double alpha) {
 }
 
 static void step2d(lua_State *L, lworld *w, float dt) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   /* Kinematic bodies the game moved are driven there; saved[] holds their own velocity. */
   uint8_t *driven = NULL;
@@ -1834,7 +1313,7 @@ static void step2d(lua_State *L, lworld *w, float dt) {
 }
 
 static void step3d(lua_State *L, lworld *w, float dt) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
@@ -1897,12 +1376,12 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   if ((!w2 && !w3) || !(dt > 0)) return;
   if (w2) {
     sync_enabled(L, w2);
-    sync_joints(L, w2);
+    lphys_sync_joints(L, w2);
     step2d(L, w2, (float)dt);
   }
   if (w3) {
     sync_enabled(L, w3);
-    sync_joints(L, w3);
+    lphys_sync_joints(L, w3);
     step3d(L, w3, (float)dt);
   }
 }
@@ -1922,7 +1401,7 @@ typedef struct contact_ev {
  * without calling an __index function (the physics components route their fields through
  * one): a contact no component hears builds no contact table. */
 static bool hears(lua_State *L, ty_id id, const char *method) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   if (!ty_object_alive(W, id) || !ty_object_active(W, id)) return false;
   uint32_t n = ty_object_component_count(W, id);
   const ty_component *cs = ty_object_components(W, id);
@@ -2001,7 +1480,7 @@ static contact_ev *take_contacts(lworld *w, uint32_t *n) {
 
 void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
   (void)S;
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   luaL_checkstack(L, 8, "reporting contacts");
   for (int dims = 3; dims >= 2; dims--) {
     lworld *w = scene_world(L, scene_idx, dims);
@@ -2024,11 +1503,10 @@ void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
 void ty_lua_physics_forget(lua_State *L, ty_id id) {
   for (int dims = 2; dims <= 3; dims++) {
     lworld *w = NULL;
-    body_rec *r = rec_of(L, dims, id, &w);
+    body_rec *r = lphys_rec_of(L, dims, id, &w);
     if (!r) continue;
     remove_rec(L, w, (uint32_t)(r - w->recs));
-    for (uint32_t k = 0; k < w->joint_count; k++) /* its joints end with it */
-      if (!w->joints[k].dead && (w->joints[k].a == id || w->joints[k].b == id)) joint_end(w, &w->joints[k]);
+    lphys_joints_end(w, id);
   }
 }
 
@@ -2070,10 +1548,7 @@ void ty_open_physics(lua_State *L) {
   luaL_newmetatable(L, TY_WORLD3D);
   luaL_setfuncs(L, world3_meta, 0);
   lua_pop(L, 1);
-  static const luaL_Reg joint_meta[] = {{"__index", joint_index}, {"__tostring", joint_tostring}, {NULL, NULL}};
-  luaL_newmetatable(L, TY_JOINT);
-  luaL_setfuncs(L, joint_meta, 0);
-  lua_pop(L, 1);
+  lphys_open_joints(L);
 
   static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},
                                  {"destroyBody", p_destroy_body}, {"get", p_get},
