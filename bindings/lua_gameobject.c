@@ -233,6 +233,11 @@ void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v) {
   lua_settop(L, list - 1);
 }
 
+uint32_t ty_lua_local_slot(lua_State *L, ty_id id, int kind) {
+  ty_go *g = ty_lctx_get(L)->gos[TY_ID_NUMBER(id)];
+  return g ? g->local[kind] : 0;
+}
+
 /* Forgets the Lua side of object id as its id goes stale: its GameObject leaves the objects
  * map, and its cached transform views (and local tables, emptied) are remembered weakly with
  * its description, "GameObject 'name' (id N)", so one kept past the object's end still

@@ -1,52 +1,25 @@
 /* bindings/lua_physics.c: the Lua face of engine/physics: scene.physics2d and
  * scene.physics (World2D over a ty_phys2d, World3D over a ty_phys3d), the body calls behind
  * the component classes of scripts/tycho/physics.lua (tycho._physics for 2D,
- * tycho._physics3d for 3D), and the tick's physics work.
+ * tycho._physics3d for 3D), and the tick's physics work. Raycasts are in
+ * lua_physics_ray.c, joints in lua_physics_joint.c (lua_physics_world.h is what they share).
  *
  * Each body belongs to one GameObject. The world keeps a record per body: its handle,
  * the object, and the local position and rotation last seen or written. At the physics
- * phase each body's object has its local tables read back (ty_lua_pull); a record whose local
- * values differ from the last ones was moved by the game: a kinematic body is driven
- * there through the step (so it pushes what it meets), any other body is placed there.
- * After the step, dynamic bodies that moved are written back through ty_lua_set_local,
- * which keeps the Lua tables in step. Game units are meters times unitsPerMeter. */
+ * phase each body's object has its local tables read back (compare on read, as
+ * ty_lua_pull does); a record whose local values differ from the last ones was moved by the
+ * game: a kinematic body is driven there through the step (so it pushes what it meets), any
+ * other body is placed there. After the step, dynamic bodies that moved are written back
+ * into their transforms and tables, so that the next read-back sees no change. Game units
+ * are meters times unitsPerMeter. */
 #include "lua_physics.h"
-#include "lua_scene.h"
-#include "physics/physics2d.h"
-#include "physics/physics3d.h"
+#include "lua_physics_world.h"
 
 #include <math.h>
 #include <string.h>
 
 #define TY_WORLD2D "World2D"
 #define TY_WORLD3D "World3D"
-
-typedef struct body_rec {
-  uint32_t body; /* a ty_body2d or ty_body3d */
-  ty_id go;
-  uint32_t xf;
-  float pos[3], rot[4]; /* the local values last seen or written */
-  float scale[3];       /* the local scale its shapes were sized with */
-  bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
-  bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
-  bool has_offset;      /* its transform holds a render offset this world set */
-  bool stepped;         /* prev and cur hold the last step's poses */
-  bool warned;          /* a refused pose was logged for it (once per body) */
-  bool placed;          /* the game put the body somewhere since the last step */
-  float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
-  float cur_pos[3], cur_rot[4];   /* and after it */
-} body_rec;
-
-/* One userdata type per dimension (World2D, World3D) over the same struct. */
-typedef struct lworld {
-  int dims;      /* 2 or 3 */
-  ty_phys2d *w2; /* dims 2 */
-  ty_phys3d *w3; /* dims 3 */
-  float upm;     /* game units per meter (2D; 1 in 3D) */
-  body_rec *recs;
-  uint32_t count, cap;
-  double step_s; /* how long the backend's step call took at the last tick (the bench's yardstick) */
-} lworld;
 
 /* Per state and dimension: entity number -> the world and record index (1-based) of its
  * body (of[0] 2D, of[1] 3D). */
@@ -77,7 +50,7 @@ static pctx *pctx_get(lua_State *L) {
   return p;
 }
 
-static ty_world *world_of(lua_State *L) { return ty_lctx_get(L)->world; }
+ty_world *lphys_world_of(lua_State *L) { return ty_lctx_get(L)->world; }
 
 static void map_set(lua_State *L, ty_id id, lworld *w, uint32_t rec) {
   pmap *p = &pctx_get(L)->maps[w->dims - 2];
@@ -103,7 +76,7 @@ static void map_clear(lua_State *L, int dims, ty_id id) {
 }
 
 /* The record of id's body, or NULL (with *wout set to its world when found). */
-static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
+body_rec *lphys_rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
   pctx *c = pctx_get(L);
   pmap *p = c ? &c->maps[dims - 2] : NULL;
   uint32_t n = TY_ID_NUMBER(id);
@@ -119,13 +92,14 @@ static body_rec *rec_of(lua_State *L, int dims, ty_id id, lworld **wout) {
 static void clear_offset(lua_State *L, body_rec *r) {
   if (!r->has_offset) return;
   r->has_offset = false;
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   if (ty_object_alive(W, r->go)) ty_transform_set_render_offset(ty_world_transforms(W), r->xf, NULL);
 }
 
 static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
   body_rec *r = &w->recs[i];
   clear_offset(L, r);
+  lphys_joints_break(w, r->go); /* the backend ends them with the body */
   if (w->dims == 2) ty_body2d_destroy(w->w2, r->body);
   else ty_body3d_destroy(w->w3, r->body);
   map_clear(L, w->dims, r->go);
@@ -138,9 +112,9 @@ static void remove_rec(lua_State *L, lworld *w, uint32_t i) {
 
 /* ---- conversions ---- */
 
-static float quat_angle_z(const float q[4]) { return 2.0f * atan2f(q[2], q[3]); }
+float lphys_quat_angle_z(const float q[4]) { return 2.0f * atan2f(q[2], q[3]); }
 
-static void quat_mul(const float a[4], const float b[4], float out[4]) {
+void lphys_quat_mul(const float a[4], const float b[4], float out[4]) {
   float x = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
   float y = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
   float z = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
@@ -153,11 +127,11 @@ static void world_pose(ty_transforms *T, uint32_t xf, float *x, float *y, float 
   float p[3], q[4];
   ty_transform_world_position(T, xf, p);
   ty_transform_world_rotation(T, xf, q);
-  *x = p[0], *y = p[1], *angle = quat_angle_z(q);
+  *x = p[0], *y = p[1], *angle = lphys_quat_angle_z(q);
 }
 
 /* Reads argument idx as a 2D vector: a Vec3 (z ignored), {x=, y=} or {x, y}. */
-static void check_vec2(lua_State *L, int idx, float out[2]) {
+void lphys_check_vec2(lua_State *L, int idx, float out[2]) {
   if (ty_is_vec3(L, idx)) {
     float v[3];
     ty_read_vec3(L, idx, v);
@@ -181,7 +155,7 @@ static void check_vec2(lua_State *L, int idx, float out[2]) {
 }
 
 /* Reads argument idx as a 3D vector: a Vec3, {x=, y=, z=} or {x, y, z}. */
-static void check_vec3(lua_State *L, int idx, float out[3]) {
+void lphys_check_vec3(lua_State *L, int idx, float out[3]) {
   if (ty_is_vec3(L, idx)) {
     ty_read_vec3(L, idx, out);
     if (!isfinite(out[0]) || !isfinite(out[1]) || !isfinite(out[2])) luaL_argerror(L, idx, "the Vec3 must be finite");
@@ -216,12 +190,22 @@ static lworld *check_world3d(lua_State *L, int idx) {
   return w;
 }
 
+static int world2d_raycast(lua_State *L) { return lphys_raycast2d(L, check_world2d(L, 1)); }
+static int world3d_raycast(lua_State *L) { return lphys_raycast3d(L, check_world3d(L, 1)); }
+static int world2d_raycast_batch(lua_State *L) { return lphys_raycast_batch(L, check_world2d(L, 1)); }
+static int world3d_raycast_batch(lua_State *L) { return lphys_raycast_batch(L, check_world3d(L, 1)); }
+static int world2d_joint(lua_State *L) { return lphys_joint_new(L, check_world2d(L, 1)); }
+static int world3d_joint(lua_State *L) { return lphys_joint_new(L, check_world3d(L, 1)); }
+
 static int world_gc(lua_State *L) {
   lworld *w = lua_touserdata(L, 1);
   for (uint32_t i = 0; i < w->count; i++) map_clear(L, w->dims, w->recs[i].go);
   TY_FREE(w->recs);
   w->recs = NULL;
   w->count = w->cap = 0;
+  TY_FREE(w->joints);
+  w->joints = NULL;
+  w->joint_count = w->joint_cap = 0;
   ty_phys2d_destroy(w->w2);
   ty_phys3d_destroy(w->w3);
   w->w2 = NULL;
@@ -231,47 +215,16 @@ static int world_gc(lua_State *L) {
 
 /* Argument idx of raycast as layer bits: nil is every layer; a layer name or number, or a
  * list of them, goes through physics.lua's maskBits (which names the layers). */
-static uint32_t check_mask(lua_State *L, int idx) {
+uint32_t lphys_check_mask(lua_State *L, int idx, const char *fname) {
   if (lua_isnoneornil(L, idx)) return ~0u;
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &mask_key) != LUA_TFUNCTION) luaL_error(L, "physics layers are not loaded");
   lua_pushvalue(L, idx);
   lua_pushinteger(L, idx - 1); /* as the user counts: the world is the self argument */
-  lua_pushliteral(L, "raycast");
+  lua_pushstring(L, fname);
   lua_call(L, 3, 1);
   uint32_t bits = (uint32_t)lua_tointeger(L, -1);
   lua_pop(L, 1);
   return bits;
-}
-
-/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
- * distance=} or nil */
-static int world2d_raycast(lua_State *L) {
-  lworld *w = check_world2d(L, 1);
-  float o[2], d[2];
-  check_vec2(L, 2, o);
-  check_vec2(L, 3, d);
-  float max = (float)luaL_optnumber(L, 4, 1e6);
-  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
-  uint32_t mask = check_mask(L, 5);
-  float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
-  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p1[2] = {o[0] / w->upm, o[1] / w->upm};
-  float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
-  ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
-    lua_pushnil(L);
-    return 1;
-  }
-  lua_createtable(L, 0, 4);
-  ty_push_gameobject(L, (ty_id)hit.user);
-  lua_setfield(L, -2, "object");
-  ty_push_vec3(L, hit.point[0] * w->upm, hit.point[1] * w->upm, 0);
-  lua_setfield(L, -2, "point");
-  ty_push_vec3(L, hit.normal[0], hit.normal[1], 0);
-  lua_setfield(L, -2, "normal");
-  lua_pushnumber(L, (double)hit.fraction * max);
-  lua_setfield(L, -2, "distance");
-  return 1;
 }
 
 static int world2d_index(lua_State *L) {
@@ -289,6 +242,12 @@ static int world2d_index(lua_State *L) {
     lua_pushnumber(L, w->step_s);
   } else if (strcmp(k, "raycast") == 0) {
     lua_pushcfunction(L, world2d_raycast);
+  } else if (strcmp(k, "raycastBatch") == 0) {
+    lua_pushcfunction(L, world2d_raycast_batch);
+  } else if (strcmp(k, "joint") == 0) {
+    lua_pushcfunction(L, world2d_joint);
+  } else if (strcmp(k, "jointCount") == 0) {
+    lua_pushinteger(L, lphys_joint_count(w));
   } else {
     lua_pushnil(L);
   }
@@ -300,7 +259,7 @@ static int world2d_newindex(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") == 0) {
     float g[2];
-    check_vec2(L, 3, g);
+    lphys_check_vec2(L, 3, g);
     ty_phys2d_set_gravity(w->w2, g[0] / w->upm, g[1] / w->upm);
   } else if (strcmp(k, "unitsPerMeter") == 0) {
     lua_Number u = luaL_checknumber(L, 3);
@@ -384,7 +343,7 @@ static lua_Integer opt_bits(lua_State *L, int t, const char *k) {
 }
 
 /* Records body b of object id (transform xf), its locals as they are now. */
-static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) {
+static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_body_type type, ty_id id, uint32_t xf) {
   if (w->count == w->cap) {
     uint32_t cap = w->cap ? w->cap * 2 : 64;
     body_rec *recs = TY_REALLOC(w->recs, cap * sizeof *recs);
@@ -397,9 +356,9 @@ static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_id id, uint32_t xf) 
   }
   body_rec *r = &w->recs[w->count++];
   memset(r, 0, sizeof *r);
-  r->body = b, r->go = id, r->xf = xf;
+  r->body = b, r->go = id, r->xf = xf, r->type = type;
   r->interpolate = true;
-  const ty_trs *l = ty_transform_local(ty_world_transforms(world_of(L)), xf);
+  const ty_trs *l = ty_transform_local(ty_world_transforms(lphys_world_of(L)), xf);
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
   memcpy(r->scale, l->scale, sizeof r->scale);
@@ -413,8 +372,8 @@ static int p_create_body(lua_State *L) {
   ty_id id = ty_check_gameobject(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
   lworld *old = NULL;
-  if (rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
-  ty_world *W = world_of(L);
+  if (lphys_rec_of(L, 2, id, &old)) luaL_error(L, "GameObject already has a 2D body");
+  ty_world *W = lphys_world_of(L);
   ty_lua_world_matrix(L, id); /* reads back its chain's tables */
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, id);
@@ -431,11 +390,13 @@ static int p_create_body(lua_State *L) {
   d.no_gravity = d.gravity_scale == 0;
   lua_getfield(L, 3, "lockRotation");
   d.fixed_rotation = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  lua_getfield(L, 3, "bullet");
+  d.bullet = lua_toboolean(L, -1);
+  lua_pop(L, 2);
   d.user = id;
   ty_body2d b = ty_body2d_create(w->w2, &d);
   if (!b) luaL_error(L, "too many 2D bodies");
-  add_rec(L, w, b, id, xf);
+  add_rec(L, w, b, d.type, id, xf);
   lua_getfield(L, 3, "interpolate");
   w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -446,7 +407,7 @@ static int p_create_body(lua_State *L) {
 /* The body record of the GameObject at idx; raises when it has none. */
 static body_rec *check_body(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
-  body_rec *r = rec_of(L, 2, id, w);
+  body_rec *r = lphys_rec_of(L, 2, id, w);
   if (!r) luaL_error(L, "GameObject has no 2D body");
   return r;
 }
@@ -458,7 +419,7 @@ static int p_add_shape(lua_State *L) {
   body_rec *r = check_body(L, 1, &w);
   luaL_checktype(L, 2, LUA_TTABLE);
   float s[3];
-  ty_transform_world_scale(ty_world_transforms(world_of(L)), r->xf, s);
+  ty_transform_world_scale(ty_world_transforms(lphys_world_of(L)), r->xf, s);
   float sx = fabsf(s[0]) / w->upm, sy = fabsf(s[1]) / w->upm;
   ty_shape2d_desc d = {0};
   lua_getfield(L, 2, "kind");
@@ -502,7 +463,7 @@ static int p_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld *w = NULL;
-  body_rec *r = rec_of(L, 2, id, &w);
+  body_rec *r = lphys_rec_of(L, 2, id, &w);
   if (!r) return 0;
   float v[2];
   ty_body2d_velocity(w->w2, r->body, v);
@@ -517,7 +478,7 @@ static int p_destroy_body(lua_State *L) {
 static int p_has_body(lua_State *L) {
   lworld *w = NULL;
   int dims = (int)lua_tointeger(L, lua_upvalueindex(1));
-  lua_pushboolean(L, rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
+  lua_pushboolean(L, lphys_rec_of(L, dims, (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
   return 1;
 }
 
@@ -525,7 +486,7 @@ static int p_has_body(lua_State *L) {
  * offset: between the last two steps under a Loop). */
 static void push_render_position(lua_State *L, body_rec *r) {
   ty_lua_world_matrix(L, r->go); /* reads back its chain's tables */
-  const float *m = ty_transform_render_world(ty_world_transforms(world_of(L)), r->xf);
+  const float *m = ty_transform_render_world(ty_world_transforms(lphys_world_of(L)), r->xf);
   ty_push_vec3(L, m[12], m[13], m[14]);
 }
 
@@ -560,7 +521,7 @@ static int p_set(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "velocity") == 0) {
     float v[2];
-    check_vec2(L, 3, v);
+    lphys_check_vec2(L, 3, v);
     ty_body2d_set_velocity(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   } else if (strcmp(k, "angularVelocity") == 0) {
     ty_body2d_set_angular_velocity(w->w2, r->body, (float)luaL_checknumber(L, 3));
@@ -572,8 +533,11 @@ static int p_set(lua_State *L) {
     ty_body2d_set_gravity_scale(w->w2, r->body, (float)luaL_checknumber(L, 3));
   } else if (strcmp(k, "lockRotation") == 0) {
     ty_body2d_set_fixed_rotation(w->w2, r->body, lua_toboolean(L, 3));
+  } else if (strcmp(k, "bullet") == 0) {
+    ty_body2d_set_bullet(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "type") == 0) {
-    ty_body2d_set_type(w->w2, r->body, check_type(L, 3, luaL_checkstring(L, 3)));
+    r->type = check_type(L, 3, luaL_checkstring(L, 3));
+    ty_body2d_set_type(w->w2, r->body, r->type);
   } else if (strcmp(k, "awake") == 0) {
     ty_body2d_set_awake(w->w2, r->body, lua_toboolean(L, 3));
   } else if (strcmp(k, "interpolate") == 0) {
@@ -592,7 +556,7 @@ static int p_apply(lua_State *L) {
   body_rec *r = check_body(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[2];
-  check_vec2(L, 3, v);
+  lphys_check_vec2(L, 3, v);
   if (strcmp(k, "force") == 0) ty_body2d_apply_force(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   else ty_body2d_apply_impulse(w->w2, r->body, v[0] / w->upm, v[1] / w->upm);
   return 0;
@@ -619,36 +583,16 @@ static int p_set_waiting(lua_State *L) {
   return 0;
 }
 
-/* ---- 3D: World3D and tycho._physics3d ---- */
-
-static int world3d_raycast(lua_State *L) {
-  lworld *w = check_world3d(L, 1);
-  float o[3], d[3];
-  check_vec3(L, 2, o);
-  check_vec3(L, 3, d);
-  float max = (float)luaL_optnumber(L, 4, 1e6);
-  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
-  uint32_t mask = check_mask(L, 5);
-  float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
-  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p2[3];
-  for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
-  ty_ray3d_hit hit;
-  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, mask, &hit) || !ty_object_alive(world_of(L), (ty_id)hit.user)) {
-    lua_pushnil(L);
-    return 1;
-  }
-  lua_createtable(L, 0, 4);
-  ty_push_gameobject(L, (ty_id)hit.user);
-  lua_setfield(L, -2, "object");
-  ty_push_vec3(L, hit.point[0], hit.point[1], hit.point[2]);
-  lua_setfield(L, -2, "point");
-  ty_push_vec3(L, hit.normal[0], hit.normal[1], hit.normal[2]);
-  lua_setfield(L, -2, "normal");
-  lua_pushnumber(L, (double)hit.fraction * max);
-  lua_setfield(L, -2, "distance");
-  return 1;
+void lphys_build_waiting(lua_State *L, int idx) {
+  if (!pctx_get(L)->waiting) return;
+  idx = lua_absindex(L, idx);
+  lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key);
+  lua_getfield(L, idx, "scene");
+  if (lua_isfunction(L, -2) && !lua_isnil(L, -1)) lua_call(L, 1, 0);
+  else lua_pop(L, 2);
 }
+
+/* ---- 3D: World3D and tycho._physics3d ---- */
 
 static int world3d_index(lua_State *L) {
   lworld *w = check_world3d(L, 1);
@@ -663,6 +607,12 @@ static int world3d_index(lua_State *L) {
     lua_pushnumber(L, w->step_s);
   } else if (strcmp(k, "raycast") == 0) {
     lua_pushcfunction(L, world3d_raycast);
+  } else if (strcmp(k, "raycastBatch") == 0) {
+    lua_pushcfunction(L, world3d_raycast_batch);
+  } else if (strcmp(k, "joint") == 0) {
+    lua_pushcfunction(L, world3d_joint);
+  } else if (strcmp(k, "jointCount") == 0) {
+    lua_pushinteger(L, lphys_joint_count(w));
   } else {
     lua_pushnil(L);
   }
@@ -674,7 +624,7 @@ static int world3d_newindex(lua_State *L) {
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "gravity") != 0) return luaL_error(L, "World3D.%s cannot be set", k);
   float g[3];
-  check_vec3(L, 3, g);
+  lphys_check_vec3(L, 3, g);
   ty_phys3d_set_gravity(w->w3, g);
   return 0;
 }
@@ -687,7 +637,7 @@ static int world3d_tostring(lua_State *L) {
 
 static body_rec *check_body3(lua_State *L, int idx, lworld **w) {
   ty_id id = ty_check_gameobject(L, idx);
-  body_rec *r = rec_of(L, 3, id, w);
+  body_rec *r = lphys_rec_of(L, 3, id, w);
   if (!r) luaL_error(L, "GameObject has no 3D body");
   return r;
 }
@@ -710,8 +660,8 @@ static int p3_create_body(lua_State *L) {
   luaL_checktype(L, 3, LUA_TTABLE);
   luaL_checktype(L, 4, LUA_TTABLE);
   lworld *old = NULL;
-  if (rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
-  ty_world *W = world_of(L);
+  if (lphys_rec_of(L, 3, id, &old)) luaL_error(L, "GameObject already has a 3D body");
+  ty_world *W = lphys_world_of(L);
   ty_lua_world_matrix(L, id);
   ty_transforms *T = ty_world_transforms(W);
   uint32_t xf = ty_object_transform(W, id);
@@ -729,7 +679,9 @@ static int p3_create_body(lua_State *L) {
   d.gravity_scale = opt_field(L, 3, "gravityScale", 1);
   lua_getfield(L, 3, "lockRotation");
   d.lock_rotation = lua_toboolean(L, -1);
-  lua_pop(L, 1);
+  lua_getfield(L, 3, "bullet");
+  d.ccd = lua_toboolean(L, -1);
+  lua_pop(L, 2);
   d.layer = (uint32_t)opt_bits(L, 3, "layerBits");
   d.mask = (uint32_t)opt_bits(L, 3, "maskBits");
   d.user = id;
@@ -797,7 +749,7 @@ static int p3_create_body(lua_State *L) {
     lua_pushboolean(L, 0);
     return 1;
   }
-  add_rec(L, w, b, id, xf);
+  add_rec(L, w, b, d.type, id, xf);
   lua_getfield(L, 3, "interpolate");
   w->recs[w->count - 1].interpolate = lua_isnil(L, -1) || lua_toboolean(L, -1);
   lua_pop(L, 1);
@@ -810,7 +762,7 @@ static int p3_destroy_body(lua_State *L) {
   commit_views(L);
   ty_id id = (ty_id)luaL_checkinteger(L, 1);
   lworld *w = NULL;
-  body_rec *r = rec_of(L, 3, id, &w);
+  body_rec *r = lphys_rec_of(L, 3, id, &w);
   if (!r) return 0;
   float v[3], av[3];
   ty_body3d_velocity(w->w3, r->body, v);
@@ -856,7 +808,7 @@ static int p3_set(lua_State *L) {
     return 0;
   }
   float v[3];
-  check_vec3(L, 3, v);
+  lphys_check_vec3(L, 3, v);
   if (strcmp(k, "velocity") == 0) ty_body3d_set_velocity(w->w3, r->body, v);
   else if (strcmp(k, "angularVelocity") == 0) ty_body3d_set_angular_velocity(w->w3, r->body, v);
   else return luaL_argerror(L, 2, "unknown body field");
@@ -869,7 +821,7 @@ static int p3_apply(lua_State *L) {
   body_rec *r = check_body3(L, 1, &w);
   const char *k = luaL_checkstring(L, 2);
   float v[3];
-  check_vec3(L, 3, v);
+  lphys_check_vec3(L, 3, v);
   if (strcmp(k, "force") == 0) ty_body3d_apply_force(w->w3, r->body, v);
   else ty_body3d_apply_impulse(w->w3, r->body, v);
   return 0;
@@ -878,7 +830,7 @@ static int p3_apply(lua_State *L) {
 /* ---- live velocity views ---- */
 
 static body_rec *view_body(lua_State *L, const ty_vec *u, lworld **w) {
-  return rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
+  return lphys_rec_of(L, u->view == TY_VIEW_VELOCITY_2D ? 2 : 3, u->owner, w);
 }
 
 /* What was written into the velocity views since the last commit reaches their bodies. */
@@ -1002,9 +954,103 @@ static void refuse_pose(lua_State *L, body_rec *r, const float *wp, bool bad_rot
   memcpy(r->rot, old_rot, sizeof r->rot);
 }
 
+/* ---- the bodies' local tables, many at a time ----
+ *
+ * Every tick reads back the position, rotation and scale tables Lua holds for each body's
+ * object and writes the moved ones after the step. ty_lua_pull and ty_lua_set_local do one
+ * object each, naming each field through lua_getfield/lua_setfield, which intern their C
+ * string at every call. A tick instead opens the locals list once, with the axis names
+ * pushed beside it, and reaches each table by its slot and each field raw. An object with a
+ * parent (its pose depends on its ancestors' tables) and a field that is not a number (to be
+ * refused, with its message) go through ty_lua_pull as before. */
+
+typedef struct tables {
+  int list; /* stack index of the locals list; the names x, y, z, w follow it */
+  ty_world *W;
+  ty_transforms *T;
+} tables;
+
+static const int TABLE_N[3] = {3, 4, 3}; /* floats in a position, rotation, scale */
+
+static void tables_open(lua_State *L, tables *t) {
+  luaL_checkstack(L, 16, "reading the bodies' tables");
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->locals);
+  t->list = lua_gettop(L);
+  lua_pushliteral(L, "x");
+  lua_pushliteral(L, "y");
+  lua_pushliteral(L, "z");
+  lua_pushliteral(L, "w");
+  t->W = lphys_world_of(L);
+  t->T = ty_world_transforms(t->W);
+}
+
+static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list - 1); }
+
+static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind == 1 ? l->rot : l->scale; }
+
+/* Reads back r's object's local tables into its transform, writing only what changed
+ * (bitwise, as ty_lua_pull does). A 2D body's step needs x and y of the position and the
+ * rotation's z and w (its turn about Z): only those are read here; the others reach the
+ * transform at the next full read-back (a rendered frame, a world read), which is all they
+ * ever did to a 2D body. */
+static void pull_body(lua_State *L, const tables *t, const body_rec *r, int dims) {
+  if (ty_object_parent(t->W, r->go)) {
+    ty_lua_pull(L, r->go);
+    return;
+  }
+  static const int FIRST[2][3] = {{0, 2, 0}, {0, 0, 0}}, COUNT[2][3] = {{2, 2, 3}, {3, 4, 3}};
+  for (int kind = 0; kind < 3; kind++) {
+    uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+    if (!slot) continue;
+    int first = FIRST[dims - 2][kind], n = COUNT[dims - 2][kind];
+    int tab = lua_gettop(L) + 1;
+    lua_rawgeti(L, t->list, slot);
+    for (int i = 0; i < n; i++) {
+      lua_pushvalue(L, t->list + 1 + first + i);
+      lua_rawget(L, tab);
+    }
+    float v[4];
+    int isnum = 1;
+    for (int i = 0; i < n && isnum; i++) v[i] = (float)lua_tonumberx(L, tab + 1 + i, &isnum);
+    lua_settop(L, tab - 1);
+    if (!isnum) { /* refused, said and set back there */
+      ty_lua_pull(L, r->go);
+      return;
+    }
+    const float *have = trs_part((ty_trs *)ty_transform_local(t->T, r->xf), kind) + first;
+    size_t size = sizeof(float) * (size_t)n;
+    if (memcmp(v, have, size)) memcpy(trs_part(ty_transform_write(t->T, r->xf), kind) + first, v, size);
+  }
+}
+
+/* Writes v as r's object's local kind (0 position, 1 rotation): its transform and, when Lua
+ * holds one, its table (only the fields that changed). */
+static void set_body_local(lua_State *L, const tables *t, const body_rec *r, int kind, const float *v) {
+  if (ty_object_parent(t->W, r->go)) {
+    ty_lua_set_local(L, r->go, kind, v);
+    return;
+  }
+  int n = TABLE_N[kind];
+  float *have = trs_part(ty_transform_write(t->T, r->xf), kind);
+  uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+  if (slot) {
+    lua_rawgeti(L, t->list, slot);
+    for (int i = 0; i < n; i++) {
+      if (!memcmp(&v[i], &have[i], sizeof v[i])) continue;
+      lua_pushvalue(L, t->list + 1 + i);
+      lua_pushnumber(L, v[i]);
+      lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+  }
+  memcpy(have, v, sizeof(float) * (size_t)n);
+}
+
 /* Writes the world pose pos/rot of r's object back as its local position and rotation
  * (through its parent, when it has one), only what changed. */
-static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r, float pos[3], float rot[4]) {
+static void write_back(lua_State *L, const tables *t, body_rec *r, float pos[3], float rot[4]) {
+  ty_world *W = t->W;
+  ty_transforms *T = t->T;
   ty_id parent = ty_object_parent(W, r->go);
   if (parent) {
     /* Into the parent's space: its inverse world on the position, its rotation undone. */
@@ -1015,15 +1061,15 @@ static void write_back(lua_State *L, ty_world *W, ty_transforms *T, body_rec *r,
     float pq[4];
     ty_transform_world_rotation(T, pxf, pq);
     float conj[4] = {-pq[0], -pq[1], -pq[2], pq[3]}, lq[4];
-    quat_mul(conj, rot, lq);
+    lphys_quat_mul(conj, rot, lq);
     memcpy(rot, lq, sizeof lq);
   }
   if (memcmp(pos, r->pos, sizeof r->pos)) {
-    ty_lua_set_local(L, r->go, 0, pos);
+    set_body_local(L, t, r, 0, pos);
     memcpy(r->pos, pos, sizeof r->pos);
   }
   if (memcmp(rot, r->rot, sizeof r->rot)) {
-    ty_lua_set_local(L, r->go, 1, rot);
+    set_body_local(L, t, r, 1, rot);
     memcpy(r->rot, rot, sizeof r->rot);
   }
 }
@@ -1043,7 +1089,7 @@ static void mark_pending(lua_State *L, ty_id go) {
  * are read back, so objects without a body cost the step nothing; a body whose object's
  * local scale changed waits to be built again at its new size (velocity kept). */
 static void check_records(lua_State *L, lworld *w, ty_scene *S) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = w->count; i-- > 0;) {
     ty_id go = w->recs[i].go;
@@ -1051,20 +1097,23 @@ static void check_records(lua_State *L, lworld *w, ty_scene *S) {
     remove_rec(L, w, i);
     if (ty_object_alive(W, go)) mark_pending(L, go);
   }
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    ty_lua_pull(L, r->go);
+    pull_body(L, &t, r, w->dims);
     const float *scale = ty_transform_local(T, r->xf)->scale;
     if (memcmp(scale, r->scale, sizeof r->scale)) {
       memcpy(r->scale, scale, sizeof r->scale);
       mark_pending(L, r->go);
     }
   }
+  tables_close(L, &t);
 }
 
 /* After the flush: a disabled object's body is disabled with it. */
 static void sync_enabled(lua_State *L, lworld *w) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     bool off = !ty_object_active(W, r->go);
@@ -1078,7 +1127,7 @@ static void sync_enabled(lua_State *L, lworld *w) {
 /* ---- interpolation ---- */
 
 /* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
-static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
+void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
   if (w->dims == 2) {
     float x, y, a;
     ty_body2d_transform(w->w2, r->body, &x, &y, &a);
@@ -1089,35 +1138,35 @@ static void body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
   }
 }
 
-static bool is_dynamic(lworld *w, body_rec *r) {
-  return (w->dims == 2 ? ty_body2d_type(w->w2, r->body) : ty_body3d_type(w->w3, r->body)) == TY_BODY_DYNAMIC;
+static bool is_awake(lworld *w, body_rec *r) {
+  return w->dims == 2 ? ty_body2d_awake(w->w2, r->body) : ty_body3d_awake(w->w3, r->body);
 }
 
 /* Before a step: offsets of the last frame go (the step moves the bodies), and each dynamic
- * body's pose is kept as the one to blend from. */
+ * body's pose is kept as the one to blend from (in prev, and in cur until the step moves
+ * it). */
 static void before_step(lua_State *L, lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     clear_offset(L, r);
-    if (r->interpolate && !r->disabled && is_dynamic(w, r)) {
+    r->was_awake = !r->disabled && is_awake(w, r);
+    if (r->interpolate && !r->disabled && r->type == TY_BODY_DYNAMIC) {
       /* Unmoved since the last step, the body is where that step left it: no need to ask. */
-      if (r->stepped && !r->placed) {
-        memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
-        memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
-      } else {
-        body_pose(w, r, r->prev_pos, r->prev_rot);
-      }
+      if (!r->stepped || r->placed) lphys_body_pose(w, r, r->cur_pos, r->cur_rot);
+      memcpy(r->prev_pos, r->cur_pos, sizeof r->prev_pos);
+      memcpy(r->prev_rot, r->cur_rot, sizeof r->prev_rot);
     }
     r->stepped = false;
     r->placed = false;
   }
 }
 
+/* After a step: the dynamic bodies' new poses (one asleep before and after it stayed put). */
 static void after_step(lworld *w) {
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (!r->interpolate || r->disabled || !is_dynamic(w, r)) continue;
-    body_pose(w, r, r->cur_pos, r->cur_rot);
+    if (!r->interpolate || r->disabled || r->type != TY_BODY_DYNAMIC) continue;
+    if (r->was_awake || is_awake(w, r)) lphys_body_pose(w, r, r->cur_pos, r->cur_rot);
     r->stepped = true;
   }
 }
@@ -1126,7 +1175,7 @@ static void after_step(lworld *w) {
  * T(ip) R(iq) R(cq)^-1 T(-cp). */
 static void pose_delta(const float cp[3], const float cq[4], const float ip[3], const float iq[4], float m[16]) {
   float inv[4] = {-cq[0], -cq[1], -cq[2], cq[3]}, q[4];
-  quat_mul(iq, inv, q);
+  lphys_quat_mul(iq, inv, q);
   float x = q[0], y = q[1], z = q[2], ww = q[3];
   float r[9] = {1 - 2 * (y * y + z * z), 2 * (x * y + z * ww),     2 * (x * z - y * ww),
                 2 * (x * y - z * ww),     1 - 2 * (x * x + z * z), 2 * (y * z + x * ww),
@@ -1139,7 +1188,7 @@ static void pose_delta(const float cp[3], const float cq[4], const float ip[3], 
 }
 
 static void interpolate_world(lua_State *L, lworld *w, float alpha) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
@@ -1186,7 +1235,7 @@ void ty_lua_physics_interpolate(lua_State *L, int scene_idx, double alpha) {
 }
 
 static void step2d(lua_State *L, lworld *w, float dt) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   /* Kinematic bodies the game moved are driven there; saved[] holds their own velocity. */
   uint8_t *driven = NULL;
@@ -1211,7 +1260,7 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       refuse_pose(L, r, wp, !isfinite(a), old_pos, old_rot);
       continue;
     }
-    if (ty_body2d_type(w->w2, r->body) == TY_BODY_KINEMATIC) {
+    if (r->type == TY_BODY_KINEMATIC) {
       drive_kinematic(w, r, x, y, a, dt, saved[i]);
       driven[i] = 1;
       target[i][0] = x, target[i][1] = y, target[i][2] = a;
@@ -1226,6 +1275,8 @@ static void step2d(lua_State *L, lworld *w, float dt) {
   ty_phys2d_step(w->w2, dt);
   w->step_s = ty_now() - t0;
   after_step(w);
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
     if (driven[i]) {
@@ -1234,7 +1285,9 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       ty_body2d_set_angular_velocity(w->w2, r->body, saved[i][2]);
       continue;
     }
-    if (r->disabled || ty_body2d_type(w->w2, r->body) == TY_BODY_STATIC || !ty_body2d_awake(w->w2, r->body)) continue;
+    /* A body that fell asleep in this step moved in it too. */
+    if (r->disabled || r->type == TY_BODY_STATIC || (!r->was_awake && !ty_body2d_awake(w->w2, r->body)))
+      continue;
     float pos[3], rot[4];
     if (r->stepped) { /* after_step has the pose already */
       memcpy(pos, r->cur_pos, sizeof pos);
@@ -1251,15 +1304,16 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       ty_transform_world_position(T, r->xf, wp);
       pos[2] = wp[2];
     }
-    write_back(L, W, T, r, pos, rot);
+    write_back(L, &t, r, pos, rot);
   }
+  tables_close(L, &t);
   TY_FREE(driven);
   TY_FREE(saved);
   TY_FREE(target);
 }
 
 static void step3d(lua_State *L, lworld *w, float dt) {
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   ty_transforms *T = ty_world_transforms(W);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
@@ -1280,9 +1334,12 @@ static void step3d(lua_State *L, lworld *w, float dt) {
   ty_phys3d_step(w->w3, dt);
   w->step_s = ty_now() - t0;
   after_step(w);
+  tables t;
+  tables_open(L, &t);
   for (uint32_t i = 0; i < w->count; i++) {
     body_rec *r = &w->recs[i];
-    if (r->disabled || ty_body3d_type(w->w3, r->body) != TY_BODY_DYNAMIC || !ty_body3d_awake(w->w3, r->body))
+    if (r->disabled || r->type != TY_BODY_DYNAMIC ||
+        (!r->was_awake && !ty_body3d_awake(w->w3, r->body)))
       continue;
     float p[3], q[4];
     if (r->stepped) { /* after_step has the pose already */
@@ -1291,8 +1348,9 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     } else {
       ty_body3d_transform(w->w3, r->body, p, q);
     }
-    write_back(L, W, T, r, p, q);
+    write_back(L, &t, r, p, q);
   }
+  tables_close(L, &t);
 }
 
 void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
@@ -1318,10 +1376,12 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
   if ((!w2 && !w3) || !(dt > 0)) return;
   if (w2) {
     sync_enabled(L, w2);
+    lphys_sync_joints(L, w2);
     step2d(L, w2, (float)dt);
   }
   if (w3) {
     sync_enabled(L, w3);
+    lphys_sync_joints(L, w3);
     step3d(L, w3, (float)dt);
   }
 }
@@ -1337,11 +1397,41 @@ typedef struct contact_ev {
   float point[3], normal[3], impulse;
 } contact_ev;
 
+/* Whether an enabled component of id has method, on the instance or its class, found
+ * without calling an __index function (the physics components route their fields through
+ * one): a contact no component hears builds no contact table. */
+static bool hears(lua_State *L, ty_id id, const char *method) {
+  ty_world *W = lphys_world_of(L);
+  if (!ty_object_alive(W, id) || !ty_object_active(W, id)) return false;
+  uint32_t n = ty_object_component_count(W, id);
+  const ty_component *cs = ty_object_components(W, id);
+  bool found = false;
+  int top = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->instances);
+  lua_pushstring(L, method);
+  lua_pushliteral(L, "enabled");
+  for (uint32_t i = 0; i < n && !found; i++) {
+    if (cs[i].ref == TY_COMPONENT_REMOVED || lua_rawgeti(L, top + 1, cs[i].ref) != LUA_TTABLE) {
+      lua_settop(L, top + 3);
+      continue;
+    }
+    lua_pushvalue(L, top + 3);
+    bool off = lua_rawget(L, top + 4) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
+    lua_pushvalue(L, top + 2);
+    found = !off && (lua_rawget(L, top + 4) == LUA_TFUNCTION ||
+                     (lua_getmetatable(L, top + 4) && lua_getfield(L, -1, method) == LUA_TFUNCTION));
+    lua_settop(L, top + 3);
+  }
+  lua_settop(L, top);
+  return found;
+}
+
 /* Calls the hook on self's components with other (and for a collision begin, the contact
  * seen from self: normal pointing from other towards self). */
 static void report_contact(lua_State *L, int scene_idx, float upm, const contact_ev *c, bool as_a) {
   ty_id self = (ty_id)(as_a ? c->user_a : c->user_b), other = (ty_id)(as_a ? c->user_b : c->user_a);
   const char *hook = CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END];
+  if (!hears(L, self, hook)) return;
   ty_push_gameobject(L, other);
   int nargs = 1;
   if (!c->trigger && c->kind == TY_CONTACT_BEGIN) {
@@ -1390,7 +1480,7 @@ static contact_ev *take_contacts(lworld *w, uint32_t *n) {
 
 void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
   (void)S;
-  ty_world *W = world_of(L);
+  ty_world *W = lphys_world_of(L);
   luaL_checkstack(L, 8, "reporting contacts");
   for (int dims = 3; dims >= 2; dims--) {
     lworld *w = scene_world(L, scene_idx, dims);
@@ -1413,8 +1503,10 @@ void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S) {
 void ty_lua_physics_forget(lua_State *L, ty_id id) {
   for (int dims = 2; dims <= 3; dims++) {
     lworld *w = NULL;
-    body_rec *r = rec_of(L, dims, id, &w);
-    if (r) remove_rec(L, w, (uint32_t)(r - w->recs));
+    body_rec *r = lphys_rec_of(L, dims, id, &w);
+    if (!r) continue;
+    remove_rec(L, w, (uint32_t)(r - w->recs));
+    lphys_joints_end(w, id);
   }
 }
 
@@ -1456,6 +1548,7 @@ void ty_open_physics(lua_State *L) {
   luaL_newmetatable(L, TY_WORLD3D);
   luaL_setfuncs(L, world3_meta, 0);
   lua_pop(L, 1);
+  lphys_open_joints(L);
 
   static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},
                                  {"destroyBody", p_destroy_body}, {"get", p_get},

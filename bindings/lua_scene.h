@@ -64,6 +64,9 @@ void ty_lua_pull(lua_State *L, ty_id id);
  * transform, and its Lua table when Lua holds one, so compare-on-read sees no change. What
  * a C writer (physics write-back) must use instead of ty_transform_write. */
 void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v);
+/* Where id's local table of kind is in the locals list (registry ref ctx->locals), 1-based;
+ * 0 when Lua holds none. For a C reader of many objects' tables at once (the physics tick). */
+uint32_t ty_lua_local_slot(lua_State *L, ty_id id, int kind);
 /* Calls method(instance, args...) protected on every enabled component of id that has it
  * (none while id or an ancestor is disabled, as for phase hooks),
  * errors reported as the tick reports them; pops the nargs arguments on top of the stack. */

@@ -9,6 +9,7 @@
 
 #include <box2d/box2d.h>
 
+#include <cfloat>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -145,6 +146,8 @@ struct ty_phys2d {
   listener contacts;
   pool<b2Body> bodies;
   pool<b2Fixture> shapes;
+  pool<b2Joint> joints;
+  b2Body *ground = nullptr; /* the fixed end of joints to the world, made on first use */
   std::vector<layers> shape_layers; /* by shape slot */
   layer_filter filter;
   explicit ty_phys2d(b2Vec2 g) : world(g) {
@@ -239,6 +242,7 @@ ty_body2d ty_body2d_create(ty_phys2d *W, const ty_body2d_desc *d) {
   def.angularDamping = d->angular_damping;
   def.gravityScale = d->no_gravity ? 0.0f : d->gravity_scale != 0 ? d->gravity_scale : 1.0f;
   def.fixedRotation = d->fixed_rotation;
+  def.bullet = d->bullet;
   body_info *info = new (std::nothrow) body_info{0, d->user};
   if (!info) return 0;
   def.userData.pointer = reinterpret_cast<uintptr_t>(info);
@@ -256,12 +260,82 @@ void ty_body2d_destroy(ty_phys2d *W, ty_body2d h) {
   b2Body *b = body(W, h);
   for (b2Fixture *f = b->GetFixtureList(); f; f = f->GetNext()) W->shapes.remove((uint32_t)f->GetUserData().pointer);
   body_info *info = reinterpret_cast<body_info *>(b->GetUserData().pointer);
+  for (b2JointEdge *e = b->GetJointList(); e; e = e->next) /* DestroyBody ends them */
+    W->joints.remove((uint32_t)e->joint->GetUserData().pointer);
   W->world.DestroyBody(b); /* EndContact runs here, while info is still readable */
   delete info;
   W->bodies.remove(h);
 }
 
 bool ty_body2d_valid(const ty_phys2d *W, ty_body2d b) { return W->bodies.get(b) != nullptr; }
+
+ty_joint2d ty_joint2d_create(ty_phys2d *W, const ty_joint2d_desc *d) {
+  b2Body *a = W->bodies.get(d->a), *b = d->b ? W->bodies.get(d->b) : nullptr;
+  if (!a || (d->b && !b)) return 0;
+  if (!b) {
+    if (!W->ground) {
+      b2BodyDef def; /* static, no shapes: touches nothing */
+      W->ground = W->world.CreateBody(&def);
+    }
+    b = W->ground;
+  }
+  b2Vec2 la(d->anchor_a[0], d->anchor_a[1]), lb(d->anchor_b[0], d->anchor_b[1]), axis(d->axis[0], d->axis[1]);
+  b2RevoluteJointDef rev;
+  b2DistanceJointDef dist;
+  b2WeldJointDef weld;
+  b2PrismaticJointDef pri;
+  b2WheelJointDef wheel;
+  b2JointDef *def = nullptr;
+  switch (d->kind) {
+    case TY_JOINT2D_REVOLUTE:
+      rev.localAnchorA = la, rev.localAnchorB = lb, rev.referenceAngle = d->reference_angle;
+      def = &rev;
+      break;
+    case TY_JOINT2D_DISTANCE:
+      dist.localAnchorA = la, dist.localAnchorB = lb, dist.length = d->length;
+      dist.minLength = dist.maxLength = d->length;
+      dist.stiffness = d->stiffness, dist.damping = d->damping;
+      if (d->stiffness > 0) dist.minLength = 0, dist.maxLength = FLT_MAX; /* a spring stretches */
+      def = &dist;
+      break;
+    case TY_JOINT2D_WELD:
+      weld.localAnchorA = la, weld.localAnchorB = lb, weld.referenceAngle = d->reference_angle;
+      def = &weld;
+      break;
+    case TY_JOINT2D_PRISMATIC:
+      pri.localAnchorA = la, pri.localAnchorB = lb, pri.localAxisA = axis, pri.referenceAngle = d->reference_angle;
+      def = &pri;
+      break;
+    case TY_JOINT2D_WHEEL:
+      wheel.localAnchorA = la, wheel.localAnchorB = lb, wheel.localAxisA = axis;
+      wheel.stiffness = d->stiffness, wheel.damping = d->damping;
+      def = &wheel;
+      break;
+  }
+  if (!def) return 0;
+  def->bodyA = a, def->bodyB = b, def->collideConnected = d->collide_connected;
+  b2Joint *j = W->world.CreateJoint(def);
+  ty_joint2d h = W->joints.add(j);
+  if (!h) {
+    W->world.DestroyJoint(j);
+    return 0;
+  }
+  j->GetUserData().pointer = h;
+  a->SetAwake(true);
+  b->SetAwake(true);
+  return h;
+}
+
+void ty_joint2d_destroy(ty_phys2d *W, ty_joint2d h) {
+  b2Joint *j = W->joints.get(h);
+  if (!j) return;
+  j->GetBodyA()->SetAwake(true);
+  j->GetBodyB()->SetAwake(true);
+  W->world.DestroyJoint(j);
+  W->joints.remove(h);
+}
+
+bool ty_joint2d_valid(const ty_phys2d *W, ty_joint2d h) { return W->joints.get(h) != nullptr; }
 
 ty_shape2d ty_shape2d_create(ty_phys2d *W, ty_body2d h, const ty_shape2d_desc *d) {
   b2Body *b = body(W, h);
@@ -372,6 +446,8 @@ void ty_body2d_set_damping(ty_phys2d *W, ty_body2d h, float linear, float angula
 void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d h, float s) { body(W, h)->SetGravityScale(s); }
 
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d h, bool fixed) { body(W, h)->SetFixedRotation(fixed); }
+
+void ty_body2d_set_bullet(ty_phys2d *W, ty_body2d h, bool bullet) { body(W, h)->SetBullet(bullet); }
 
 void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d h, bool enabled) { body(W, h)->SetEnabled(enabled); }
 

@@ -65,6 +65,12 @@ struct ty_phys3d {
   };
   std::vector<slot> slots;
   std::vector<uint32_t> free_list;
+  struct joint_slot {
+    btTypedConstraint *c;
+    uint32_t gen;
+  };
+  std::vector<joint_slot> joints; /* slot i: handle (gen << SLOT_BITS) | (i + 1) */
+  std::vector<uint32_t> free_joints;
   std::map<std::pair<uint64_t, uint64_t>, bool> touching; /* pair -> trigger, as of the last step */
   std::vector<ty_contact3d> contacts;
   btVector3 gravity{0, btScalar(-9.81), 0};
@@ -109,6 +115,11 @@ ty_phys3d *ty_phys3d_create(const float g[3]) {
 
 void ty_phys3d_destroy(ty_phys3d *W) {
   if (!W) return;
+  for (auto &j : W->joints)
+    if (j.c) {
+      W->world.removeConstraint(j.c);
+      delete j.c;
+    }
   for (auto &s : W->slots)
     if (s.body) {
       if (!info_of(s.body)->disabled) W->world.removeRigidBody(s.body);
@@ -188,14 +199,73 @@ const ty_contact3d *ty_phys3d_contacts(const ty_phys3d *W, uint32_t *count) {
 void ty_phys3d_clear_contacts(ty_phys3d *W) { W->contacts.clear(); }
 
 namespace {
-/* Hits what is solid and on a layer in mask (the bodies' own masks do not matter). */
-struct closest_solid : btCollisionWorld::ClosestRayResultCallback {
-  using ClosestRayResultCallback::ClosestRayResultCallback;
-  uint32_t mask = ~0u;
-  bool needsCollision(btBroadphaseProxy *proxy) const override {
+/* The nearest hit along from -> to among the solid bodies on a layer in mask (the bodies'
+ * own masks do not matter), walking the broadphase's tree. A box is hit by the slab test in
+ * its own frame, exact and several times faster than Bullet's general convex cast; other
+ * shapes go through btCollisionWorld::rayTestSingle. */
+struct nearest_ray : btBroadphaseRayCallback {
+  btVector3 from, to;
+  uint32_t mask;
+  btScalar fraction = 1;
+  btVector3 normal{0, 0, 0};
+  const btCollisionObject *object = nullptr;
+
+  nearest_ray(const btVector3 &a, const btVector3 &b, uint32_t m) : from(a), to(b), mask(m) {
+    btVector3 dir = (b - a).normalized();
+    for (int k = 0; k < 3; k++) {
+      m_rayDirectionInverse[k] = dir[k] == 0 ? btScalar(BT_LARGE_FLOAT) : 1 / dir[k];
+      m_signs[k] = m_rayDirectionInverse[k] < 0;
+    }
+    m_lambda_max = dir.dot(b - a);
+  }
+
+  /* The slab test of the segment against box o (half extents h, margin included). */
+  void hit_box(const btCollisionObject *o, const btVector3 &h) {
+    const btTransform &t = o->getWorldTransform();
+    btVector3 a = t.invXform(from), d = t.getBasis().transpose() * (to - from);
+    btScalar enter = 0, leave = fraction;
+    int axis = -1;
+    btScalar side = 0;
+    for (int k = 0; k < 3; k++) {
+      if (btFabs(d[k]) < SIMD_EPSILON) {
+        if (a[k] < -h[k] || a[k] > h[k]) return;
+        continue;
+      }
+      btScalar t0 = (-h[k] - a[k]) / d[k], t1 = (h[k] - a[k]) / d[k], s = -1;
+      if (t0 > t1) std::swap(t0, t1), s = 1;
+      if (t0 > enter) enter = t0, axis = k, side = s;
+      if (t1 < leave) leave = t1;
+      if (enter > leave) return;
+    }
+    if (axis < 0 || enter >= fraction) return; /* starts inside: not a hit, as Bullet's cast */
+    btVector3 n(0, 0, 0);
+    n[axis] = side;
+    fraction = enter;
+    normal = t.getBasis() * n;
+    object = o;
+  }
+
+  bool process(const btBroadphaseProxy *proxy) override {
     const btCollisionObject *o = static_cast<const btCollisionObject *>(proxy->m_clientObject);
-    if (o->getCollisionFlags() & btCollisionObject::CF_NO_CONTACT_RESPONSE) return false;
-    return ((uint32_t)proxy->m_collisionFilterGroup & mask) != 0;
+    if (o->getCollisionFlags() & btCollisionObject::CF_NO_CONTACT_RESPONSE) return true;
+    if (!((uint32_t)proxy->m_collisionFilterGroup & mask)) return true;
+    const btCollisionShape *shape = o->getCollisionShape();
+    if (shape->getShapeType() == BOX_SHAPE_PROXYTYPE) {
+      hit_box(o, static_cast<const btBoxShape *>(shape)->getHalfExtentsWithMargin());
+      return true;
+    }
+    btCollisionWorld::ClosestRayResultCallback cb(from, to);
+    cb.m_closestHitFraction = fraction;
+    btTransform ta, tb;
+    ta.setIdentity(), tb.setIdentity();
+    ta.setOrigin(from), tb.setOrigin(to);
+    btCollisionWorld::rayTestSingle(ta, tb, const_cast<btCollisionObject *>(o), shape, o->getWorldTransform(), cb);
+    if (cb.hasHit() && cb.m_closestHitFraction < fraction) {
+      fraction = cb.m_closestHitFraction;
+      normal = cb.m_hitNormalWorld.normalized();
+      object = o;
+    }
+    return true;
   }
 };
 } // namespace
@@ -203,14 +273,13 @@ struct closest_solid : btCollisionWorld::ClosestRayResultCallback {
 bool ty_phys3d_raycast(ty_phys3d *W, const float p1[3], const float p2[3], uint32_t mask, ty_ray3d_hit *hit) {
   btVector3 a = v3(p1), b = v3(p2);
   if ((b - a).length2() <= 0) return false;
-  closest_solid cb(a, b);
-  cb.mask = mask;
-  W->world.rayTest(a, b, cb);
-  if (!cb.hasHit()) return false;
-  hit->user = info_of(cb.m_collisionObject)->user;
-  out3(cb.m_hitPointWorld, hit->point);
-  out3(cb.m_hitNormalWorld.normalized(), hit->normal);
-  hit->fraction = (float)cb.m_closestHitFraction;
+  nearest_ray ray(a, b, mask);
+  W->broadphase.rayTest(a, b, ray);
+  if (!ray.object) return false;
+  hit->user = info_of(ray.object)->user;
+  out3(a.lerp(b, ray.fraction), hit->point);
+  out3(ray.normal, hit->normal);
+  hit->fraction = (float)ray.fraction;
   return true;
 }
 
@@ -291,6 +360,17 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
   b->setCollisionFlags(flags);
   if (d->type == TY_BODY_KINEMATIC) b->setActivationState(DISABLE_DEACTIVATION);
   if (d->lock_rotation) b->setAngularFactor(0);
+  if (d->ccd && d->type == TY_BODY_DYNAMIC) {
+    /* Swept as a sphere inside the body when it moves more than its own half size a step. */
+    btVector3 lo, hi;
+    root->getAabb(btTransform::getIdentity(), lo, hi);
+    btVector3 half = (hi - lo) * btScalar(0.5);
+    btScalar m = btMin(half.x(), btMin(half.y(), half.z()));
+    if (m > 0 && m < BT_LARGE_FLOAT) { /* an empty compound has no size */
+      b->setCcdMotionThreshold(m);
+      b->setCcdSweptSphereRadius(m * btScalar(0.9));
+    }
+  }
   b->setFlags(b->getFlags() | BT_DISABLE_WORLD_GRAVITY);
   uint32_t i;
   if (!W->free_list.empty()) {
@@ -317,6 +397,8 @@ ty_body3d ty_body3d_create(ty_phys3d *W, const ty_body3d_desc *d, const ty_shape
 void ty_body3d_destroy(ty_phys3d *W, ty_body3d h) {
   btRigidBody *b = get(W, h);
   body_info *info = info_of(b);
+  while (b->getNumConstraintRefs()) /* its joints end with it */
+    ty_joint3d_destroy(W, (ty_joint3d)b->getConstraintRef(0)->getUserConstraintId());
   /* Its touching pairs end with it, unreported: the binding drops events of gone objects. */
   for (auto it = W->touching.begin(); it != W->touching.end();)
     it = (it->first.first == info->user || it->first.second == info->user) ? W->touching.erase(it) : std::next(it);
@@ -396,6 +478,90 @@ float ty_body3d_mass(const ty_phys3d *W, ty_body3d h) {
   btScalar inv = get(W, h)->getInvMass();
   return inv > 0 ? (float)(1 / inv) : 0.0f;
 }
+
+static btTypedConstraint *joint_of(const ty_phys3d *W, ty_joint3d h) {
+  uint32_t i = h & SLOT_MASK;
+  if (!i || i > W->joints.size() || W->joints[i - 1].gen != (h >> SLOT_BITS)) return nullptr;
+  return W->joints[i - 1].c;
+}
+
+static btTransform frame(const float p[3], const float q[4]) {
+  return btTransform(btQuaternion(q[0], q[1], q[2], q[3]), btVector3(p[0], p[1], p[2]));
+}
+
+ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *d) {
+  uint32_t ia = d->a & SLOT_MASK, ib = d->b & SLOT_MASK;
+  auto live = [W](uint32_t i, ty_body3d h) {
+    return i && i <= W->slots.size() && W->slots[i - 1].gen == (h >> SLOT_BITS) && W->slots[i - 1].body;
+  };
+  if (!live(ia, d->a) || (d->b && !live(ib, d->b))) return 0;
+  btRigidBody &a = *W->slots[ia - 1].body, &b = d->b ? *W->slots[ib - 1].body : btTypedConstraint::getFixedBody();
+  btTransform fa = frame(d->pos_a, d->rot_a), fb = frame(d->pos_b, d->rot_b);
+  /* Bullet's hinge turns about its frames' Z axis: the frame turned by a quarter about Y has its Z where ours has X. */
+  btTransform x_to_z(btQuaternion(btVector3(0, 1, 0), SIMD_HALF_PI));
+  btTypedConstraint *c = nullptr;
+  switch (d->kind) {
+    case TY_JOINT3D_FIXED: c = new btFixedConstraint(a, b, fa, fb); break;
+    case TY_JOINT3D_HINGE: c = new btHingeConstraint(a, b, fa * x_to_z, fb * x_to_z); break;
+    case TY_JOINT3D_POINT: {
+      /* btPoint2PointConstraint swings a long pendulum several percent slow; the 6-dof
+       * constraint with its angles free holds the point as exactly as the hinge does. */
+      btGeneric6DofSpring2Constraint *p = new btGeneric6DofSpring2Constraint(a, b, fa, fb);
+      p->setLinearLowerLimit(btVector3(0, 0, 0)), p->setLinearUpperLimit(btVector3(0, 0, 0));
+      p->setAngularLowerLimit(btVector3(1, 1, 1)), p->setAngularUpperLimit(btVector3(-1, -1, -1));
+      c = p;
+      break;
+    }
+    case TY_JOINT3D_SLIDER: {
+      btSliderConstraint *sl = new btSliderConstraint(a, b, fa, fb, true);
+      sl->setLowerLinLimit(1), sl->setUpperLinLimit(-1); /* free along the axis */
+      sl->setLowerAngLimit(0), sl->setUpperAngLimit(0);  /* no turning about it */
+      c = sl;
+      break;
+    }
+  }
+  if (!c) return 0;
+  uint32_t i;
+  if (!W->free_joints.empty()) {
+    i = W->free_joints.back();
+    W->free_joints.pop_back();
+  } else if (W->joints.size() < SLOT_MASK) {
+    W->joints.push_back({nullptr, 1});
+    i = (uint32_t)W->joints.size() - 1;
+  } else {
+    delete c;
+    return 0;
+  }
+  W->joints[i].c = c;
+  ty_joint3d h = (W->joints[i].gen << SLOT_BITS) | (i + 1);
+  c->setUserConstraintId((int)h);
+  W->world.addConstraint(c, !d->collide_connected);
+  /* Bullet puts a body to sleep after two seconds under 0.8 m/s, which a swinging pendulum
+   * or a slow hinge spends most of its time under: a jointed body sleeps only once it is
+   * as still as Box2D asks (1 cm/s, 2 degrees a second). */
+  for (btRigidBody *r : {&a, &b})
+    if (!r->isStaticOrKinematicObject()) {
+      r->setSleepingThresholds(btScalar(0.01), btScalar(0.035));
+      r->activate(true);
+    }
+  return h;
+}
+
+void ty_joint3d_destroy(ty_phys3d *W, ty_joint3d h) {
+  btTypedConstraint *c = joint_of(W, h);
+  if (!c) return;
+  W->world.removeConstraint(c);
+  for (btRigidBody *b : {&c->getRigidBodyA(), &c->getRigidBodyB()})
+    if (!b->isStaticOrKinematicObject()) b->activate(true);
+  delete c;
+  uint32_t i = (h & SLOT_MASK) - 1;
+  W->joints[i].c = nullptr;
+  W->joints[i].gen = (W->joints[i].gen + 1) & GEN_MASK;
+  if (!W->joints[i].gen) W->joints[i].gen = 1;
+  W->free_joints.push_back(i);
+}
+
+bool ty_joint3d_valid(const ty_phys3d *W, ty_joint3d h) { return joint_of(W, h) != nullptr; }
 
 void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d h, bool enabled) {
   btRigidBody *b = get(W, h);

@@ -32,6 +32,7 @@ typedef struct ty_body2d_desc {
   float gravity_scale; /* 0 means the default, 1; set no_gravity for none */
   bool no_gravity;
   bool fixed_rotation;
+  bool bullet; /* continuous collision against other dynamic bodies too (Box2D does it against static ones always) */
   uint64_t user; /* given back in contacts and ray hits (the binding stores a GameObject id) */
 } ty_body2d_desc;
 
@@ -107,8 +108,40 @@ void ty_body2d_set_mass(ty_phys2d *W, ty_body2d b, float mass);
 void ty_body2d_set_damping(ty_phys2d *W, ty_body2d b, float linear, float angular);
 void ty_body2d_set_gravity_scale(ty_phys2d *W, ty_body2d b, float scale);
 void ty_body2d_set_fixed_rotation(ty_phys2d *W, ty_body2d b, bool fixed);
+void ty_body2d_set_bullet(ty_phys2d *W, ty_body2d b, bool bullet);
 /* A disabled body stays in the world but neither moves nor touches (its contacts end). */
 void ty_body2d_set_enabled(ty_phys2d *W, ty_body2d b, bool enabled);
+
+/* ---- joints ----
+ * A joint holds two bodies together, or one body to a fixed point of the world (b 0).
+ * Anchors and axes are in each body's own frame (the world's when b is 0), so a joint made
+ * again after its bodies were rebuilt holds them as before. A joint ends with either of its
+ * bodies (ty_joint2d_valid is then false). */
+typedef uint32_t ty_joint2d;
+
+typedef enum {
+  TY_JOINT2D_REVOLUTE,  /* a pin: the anchors meet, the bodies turn freely about it */
+  TY_JOINT2D_DISTANCE,  /* a rod (or a spring, with stiffness) between the two anchors */
+  TY_JOINT2D_WELD,      /* glued: no relative motion */
+  TY_JOINT2D_PRISMATIC, /* a slider along axis, no turning */
+  TY_JOINT2D_WHEEL      /* a wheel: free turning, a spring along axis (a car's suspension) */
+} ty_joint2d_kind;
+
+typedef struct ty_joint2d_desc {
+  ty_joint2d_kind kind;
+  ty_body2d a, b;         /* b 0: the world */
+  float anchor_a[2], anchor_b[2];
+  float axis[2];          /* prismatic, wheel: unit, in a's frame */
+  float reference_angle;  /* revolute, weld, prismatic: b's angle minus a's, held by weld and prismatic */
+  float length;           /* distance: the rest length */
+  float stiffness, damping; /* distance, wheel: a spring (N/m, N*s/m); 0 stiffness: a rigid rod (distance) */
+  bool collide_connected; /* the two bodies still touch each other */
+} ty_joint2d_desc;
+
+/* 0 when a handle is stale or the pool is full. */
+ty_joint2d ty_joint2d_create(ty_phys2d *W, const ty_joint2d_desc *desc);
+void ty_joint2d_destroy(ty_phys2d *W, ty_joint2d j);
+bool ty_joint2d_valid(const ty_phys2d *W, ty_joint2d j);
 
 #ifdef __cplusplus
 }

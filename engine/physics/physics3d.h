@@ -41,6 +41,7 @@ typedef struct ty_body3d_desc {
   float linear_damping, angular_damping;
   float gravity_scale;
   bool lock_rotation;
+  bool ccd; /* continuous collision: a fast body is swept between steps, not passing through thin things */
   bool trigger; /* overlaps are reported, nothing is pushed */
   /* Collision layers (Bullet filters whole bodies): bit k is layer k+1; two bodies touch
    * when each one's layer is in the other's mask. 0 in both means layer 1, mask all. */
@@ -90,6 +91,32 @@ void ty_body3d_wake(ty_phys3d *W, ty_body3d b);
 float ty_body3d_mass(const ty_phys3d *W, ty_body3d b);
 /* A disabled body leaves the simulation (its contacts end) until enabled again. */
 void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d b, bool enabled);
+
+/* ---- joints (Bullet constraints) ----
+ * A joint holds two bodies together, or one body to the world (b 0). It is placed by a frame
+ * in each body's own frame (the world's when b is 0): the frames meet, and a hinge turns
+ * about, a slider moves along, its frame's X axis. A joint ends with either of its bodies. */
+typedef uint32_t ty_joint3d;
+
+typedef enum {
+  TY_JOINT3D_FIXED,  /* glued */
+  TY_JOINT3D_HINGE,  /* a door: turns about one axis through the anchor */
+  TY_JOINT3D_POINT,  /* a ball and socket: turns any way about the anchor */
+  TY_JOINT3D_SLIDER  /* moves along one axis, no turning */
+} ty_joint3d_kind;
+
+typedef struct ty_joint3d_desc {
+  ty_joint3d_kind kind;
+  ty_body3d a, b;
+  float pos_a[3], rot_a[4]; /* the joint's frame in a's frame */
+  float pos_b[3], rot_b[4]; /* and in b's (the world's when b is 0) */
+  bool collide_connected;
+} ty_joint3d_desc;
+
+/* 0 when a handle is stale or the pool is full. */
+ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *desc);
+void ty_joint3d_destroy(ty_phys3d *W, ty_joint3d j);
+bool ty_joint3d_valid(const ty_phys3d *W, ty_joint3d j);
 
 #ifdef __cplusplus
 }

@@ -33,9 +33,36 @@ function tycho.physics.layer(v) end
 ---@field angularDamping? number (0)
 ---@field gravityScale? number (1)
 ---@field lockRotation? boolean the body never turns (false)
+---@field bullet? boolean continuous collision, as LÖVE's setBullet: a fast body is swept through the step instead of passing through thin things (false; 2D: Box2D sweeps every body against static ones anyway, this adds dynamic ones)
 ---@field interpolate? boolean drawn between its last two steps under a fixed-step Loop (true); scripts read the stepped pose
 ---@field layer? tycho.Layer the layer of its colliders that name none (1, "default")
 ---@field mask? tycho.LayerMask the layers its colliders touch (every layer)
+
+---Options of World2D:joint and World3D:joint. Points and directions are in the world (game
+---units) and read against the bodies' poses when the joint is made.
+---@class tycho.JointOptions
+---@field type string 2D: "revolute" (a pin), "distance" (a rod, or a spring with stiffness), "weld", "prismatic" (a slider), "wheel" (free turning and a spring along axis); 3D: "fixed", "hinge", "point" (ball and socket), "slider"
+---@field a tycho.GameObject an object with a body in this world (built now if it waits)
+---@field b? tycho.GameObject the other one; nil holds a to the world
+---@field anchor? tycho.Vec3|number[] where the joint holds a (a's position)
+---@field anchorB? tycho.Vec3|number[] distance: where the rod holds b (b's position; the anchor on the world when b is nil)
+---@field axis? tycho.Vec3|number[] prismatic, wheel, hinge, slider (required): the direction of sliding, of the wheel's spring, or the hinge's turning axis
+---@field length? number distance: the rod's length (the anchors' distance now), >= 0
+---@field stiffness? number distance, wheel: a spring's stiffness, newtons a meter (0: a rigid rod for distance)
+---@field damping? number distance, wheel: the spring's damping, newton-seconds a meter (0)
+---@field collideConnected? boolean the two bodies still touch each other (false)
+
+---A joint: world:joint's result. It ends with joint:destroy() or when either object is
+---destroyed (at the sweep); a body rebuilt is held again at the next tick.
+---@class tycho.Joint
+---@field type string read-only (raises once ended)
+---@field a tycho.GameObject read-only (raises once ended)
+---@field b tycho.GameObject|nil read-only: nil when held to the world (raises once ended)
+---@field alive boolean false once ended
+local Joint = {}
+
+---Ends the joint now (a second call does nothing).
+function Joint:destroy() end
 
 ---What onCollisionEnter receives with the other object.
 ---@class tycho.Contact
@@ -72,6 +99,7 @@ function tycho.physics.layer(v) end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field bullet boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
 ---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
@@ -158,6 +186,7 @@ function tycho.PolygonCollider2D.new(opts) end
 ---@field gravity tycho.Vec3 units per second squared ((0, -9.81)); assign a Vec3 or {x=, y=}
 ---@field unitsPerMeter number game units per Box2D meter (1), as LÖVE's setMeter; set it before adding bodies
 ---@field bodyCount integer read-only: bodies in the world
+---@field jointCount integer read-only: joints in the world
 ---@field stepTime number read-only: seconds Box2D's step call alone took at the last tick (what tycho adds is the rest)
 local World2D = {}
 
@@ -168,6 +197,25 @@ local World2D = {}
 ---@param mask? tycho.LayerMask only colliders on these layers are hit (every layer)
 ---@return tycho.RayHit|nil
 function World2D:raycast(origin, direction, maxDistance, mask) end
+
+---Many rays in one call, flat arrays in and out (no table a ray): rays holds ox, oy, dx, dy,
+---maxDistance for each ray; out (made when nil; pass it again each frame) gets, for ray i from
+---index (i - 1) * 6 + 1, the object hit, px, py, nx, ny and the distance, or just false in
+---place of the object when the ray hits nothing (the five after it are then left as they
+---were). Every ray is checked first: a bad one raises naming its index, and out is untouched.
+---Each ray gives exactly what raycast gives for it.
+---@param rays number[] 5 numbers a ray; a direction of any length but 0, maxDistance >= 0
+---@param out? table reused: 6 values a ray
+---@param mask? tycho.LayerMask only colliders on these layers are hit (every layer)
+---@return table out
+---@return integer hits how many rays hit something
+function World2D:raycastBatch(rays, out, mask) end
+
+---Joins a to b (or to the world): type "revolute", "distance", "weld", "prismatic" or "wheel".
+---Bad options raise a bad argument naming them.
+---@param opts tycho.JointOptions
+---@return tycho.Joint
+function World2D:joint(opts) end
 
 -- ---------------------------------------------------------------------------------------
 -- 3D (Bullet)
@@ -182,6 +230,7 @@ function World2D:raycast(origin, direction, maxDistance, mask) end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field bullet boolean
 ---@field layer integer (1) read as a number; assign a name or number
 ---@field mask integer[] the layer numbers it touches (all 32); assign a tycho.LayerMask
 ---@field interpolate boolean drawn between its last two steps under a fixed-step Loop (true)
@@ -267,6 +316,7 @@ function tycho.MeshCollider.new(opts) end
 ---@class tycho.World3D
 ---@field gravity tycho.Vec3 ((0, -9.81, 0)); assign a Vec3 or {x=, y=, z=}
 ---@field bodyCount integer read-only
+---@field jointCount integer read-only: joints in the world
 ---@field stepTime number read-only: seconds Bullet's step call alone took at the last tick (what tycho adds is the rest)
 local World3D = {}
 
@@ -276,6 +326,23 @@ local World3D = {}
 ---@param mask? tycho.LayerMask only bodies on these layers are hit (every layer)
 ---@return tycho.RayHit|nil
 function World3D:raycast(origin, direction, maxDistance, mask) end
+
+---Many rays in one call, flat arrays in and out: rays holds ox, oy, oz, dx, dy, dz,
+---maxDistance for each ray; out (made when nil; pass it again each frame) gets, for ray i from
+---index (i - 1) * 8 + 1, the object hit, px, py, pz, nx, ny, nz and the distance, or just
+---false in place of the object when the ray hits nothing. Checked, and equal to raycast ray
+---by ray, as World2D:raycastBatch.
+---@param rays number[] 7 numbers a ray
+---@param out? table reused: 8 values a ray
+---@param mask? tycho.LayerMask only bodies on these layers are hit (every layer)
+---@return table out
+---@return integer hits how many rays hit something
+function World3D:raycastBatch(rays, out, mask) end
+
+---Joins a to b (or to the world): type "fixed", "hinge", "point" or "slider".
+---@param opts tycho.JointOptions
+---@return tycho.Joint
+function World3D:joint(opts) end
 
 ---@class tycho.Scene
 ---@field physics tycho.World3D made on first use

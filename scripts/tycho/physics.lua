@@ -242,7 +242,9 @@ local function nativeClass(name, fields, dims)
     end
   end)
   rawset(class, "new", function(...)
-    local self = setmetatable({}, class)
+    -- enabled is a plain field, as on any component: the host reads it for every hook
+    -- and contact, and without it each read would go through __index.
+    local self = setmetatable({ enabled = true }, class)
     stores[self] = { dims = dims }
     local init = class.init
     if init then init(self, ...) end
@@ -402,6 +404,7 @@ local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   angularDamping = bodyField("angularDamping", numberCheck(0)),
   gravityScale = bodyField("gravityScale", numberCheck()),
   lockRotation = bodyField("lockRotation", function(v) return v and true or false end),
+  bullet = bodyField("bullet", function(v) return v and true or false end),
   interpolate = bodyField("interpolate", function(v) return v and true or false end),
   renderPosition = { get = function(self) return renderPosition(self, P) end },
   velocity = {
@@ -433,7 +436,7 @@ local RigidBody2D = nativeClass("RigidBody2D", layerFields("RigidBody2D", {
   },
 }))
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, bullet?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody2D:init(opts)
   opts = checkOpts(opts, "new")
   local s = stores[self]
@@ -451,6 +454,7 @@ function RigidBody2D:init(opts)
   s.angularDamping = optNumber(opts, "angularDamping", 0, "new", 0)
   s.gravityScale = optNumber(opts, "gravityScale", 1, "new")
   s.lockRotation = opts.lockRotation and true or false
+  s.bullet = opts.bullet and true or false
   if opts.interpolate == nil then s.interpolate = true else s.interpolate = opts.interpolate and true or false end
   layerInit(s, opts, "new", 3)
 end
@@ -640,6 +644,7 @@ end
 ---@field angularDamping number
 ---@field gravityScale number
 ---@field lockRotation boolean
+---@field bullet boolean continuous collision (a rebuild when changed)
 ---@field velocity tycho.Vec3 game units per second (a copy: assign it, or call setVelocity)
 ---@field angularVelocity tycho.Vec3 radians per second about each axis
 ---@field sleeping boolean
@@ -659,6 +664,7 @@ local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   angularDamping = rebuildField(check3(numberCheck(0))),
   gravityScale = rebuildField(check3(numberCheck())),
   lockRotation = rebuildField(function(v) return v and true or false end),
+  bullet = rebuildField(function(v) return v and true or false end),
   interpolate = {
     get = stored,
     set = function(self, s, _, v)
@@ -696,7 +702,7 @@ local RigidBody = nativeClass("RigidBody", layerFields("RigidBody", {
   },
 }), 3)
 
----@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
+---@param opts? {type?: "dynamic"|"static"|"kinematic", mass?: number, friction?: number, restitution?: number, linearDamping?: number, angularDamping?: number, gravityScale?: number, lockRotation?: boolean, bullet?: boolean, interpolate?: boolean, layer?: string|integer, mask?: string|integer|(string|integer)[]}
 function RigidBody:init(opts)
   RigidBody2D.init(self, opts)
 end

@@ -179,6 +179,25 @@ describe("2D physics", function()
     assert.equals(1, #find(log, "enter", "ground"))
   end)
 
+  it("tells a hook set on the component itself, and on the class after the contact began", function()
+    local scene = Scene.new()
+    local heard = {}
+    local Own = tycho.component("physics2d_spec.Own")
+    function Own:init() self.onCollisionEnter = function(_, other) heard[#heard + 1] = "own " .. other.name end end
+    local Late = tycho.component("physics2d_spec.Late")
+    ground(scene)
+    local a = box(scene, "a", -2, 1, {})
+    a:addComponent(Own)
+    local b = box(scene, "b", 2, 1, {})
+    b:addComponent(Late)
+    run(scene, 60)
+    assert.same({ "own ground" }, heard)
+    function Late:onCollisionExit(other) heard[#heard + 1] = "late " .. other.name end
+    b.position.y = 5
+    run(scene, 2)
+    assert.same({ "own ground", "late ground" }, heard)
+  end)
+
   it("takes a disabled object's body out of the simulation until it is enabled again", function()
     local scene = Scene.new()
     local log = {}
@@ -219,6 +238,26 @@ describe("2D physics", function()
     assert.equals(0, #find(log, "enter"))
   end)
 
+  it("stops a fast bullet body at a thin dynamic plank it would pass through otherwise", function()
+    local function shoot(bullet, late)
+      local scene = Scene.new()
+      scene.physics2d.gravity = { 0, 0 }
+      box(scene, "plank", 5, 0, { mass = 1000 }, { x = 0.05, y = 4 })
+      local go = GameObject.new { name = "shot" }
+      local rb = go:addComponent(RigidBody2D, { bullet = not late and bullet })
+      go:addComponent(CircleCollider2D, { radius = 0.1 })
+      scene:add(go)
+      rb.velocity = { 300, 0 }
+      if late then rb.bullet = bullet end
+      assert.equals(bullet, rb.bullet)
+      run(scene, 10)
+      return go.position.x
+    end
+    assert.is_true(shoot(false) > 10)
+    assert.near(4.875, shoot(true), 0.05)
+    assert.near(4.875, shoot(true, true), 0.05) -- set as a field once built
+  end)
+
   it("raycasts to the nearest hit", function()
     local scene = Scene.new()
     scene.physics2d.gravity = { 0, 0 }
@@ -239,6 +278,72 @@ describe("2D physics", function()
     assert.equals("wall3", scene.physics2d:raycast(tycho.vec3(20, 0, 0), tycho.vec3(-2, 0, 0)).object.name)
     assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 1, 0 }, 2))
     assert.is_nil(scene.physics2d:raycast({ 0, 0 }, { 0, 1 }, 100))
+  end)
+
+  it("raycastBatch agrees ray by ray with raycast, in one reused table", function()
+    local scene = Scene.new()
+    ground(scene)
+    for i = 0, 29 do box(scene, "b" .. i, (i % 6) * 1.3 - 3, 1 + (i // 6) * 1.2, nil, { x = 1, y = 0.6 }) end
+    local zone = GameObject.new { name = "zone", position = { 0, 3, 0 } }
+    zone:addComponent(CircleCollider2D, { trigger = true, radius = 2 })
+    scene:add(zone)
+    run(scene, 40)
+    local w, rays, n = scene.physics2d, {}, 200
+    for i = 1, n do
+      local a = i * 2.399963 -- every direction, some from inside the pile
+      local dist = i % 17 == 0 and 0 or 1 + (i * 7) % 30
+      table.move({ (i * 0.618034 % 1 - 0.5) * 12, (i * 0.414214 % 1) * 9, math.cos(a), math.sin(a), dist }, 1, 5,
+        #rays + 1, rays)
+    end
+    local out, hits = w:raycastBatch(rays)
+    local expected = 0
+    for i = 1, n do
+      local r, o = (i - 1) * 5, (i - 1) * 6
+      local hit = w:raycast({ rays[r + 1], rays[r + 2] }, { rays[r + 3], rays[r + 4] }, rays[r + 5])
+      if hit then
+        expected = expected + 1
+        assert.equals(hit.object, out[o + 1])
+        assert.equals(hit.point.x, out[o + 2])
+        assert.equals(hit.point.y, out[o + 3])
+        assert.equals(hit.normal.x, out[o + 4])
+        assert.equals(hit.normal.y, out[o + 5])
+        assert.equals(hit.distance, out[o + 6])
+      else
+        assert.equals(false, out[o + 1])
+      end
+    end
+    assert.equals(expected, hits)
+    assert.is_true(hits > 50 and hits < n) -- both kinds were tried
+    -- the same table again: a ray that misses now says so
+    local again, hits2 = w:raycastBatch({ 0, 20, 0, 1, 5, 0, 20, 0, -1, 100 }, out)
+    assert.equals(out, again)
+    assert.equals(1, hits2)
+    assert.equals(false, out[1])
+    assert.equals(w:raycast({ 0, 20 }, { 0, -1 }, 100).object, out[7])
+    -- a mask, as raycast takes it
+    assert.equals(0, select(2, w:raycastBatch({ 0, 20, 0, -1, 100 }, nil, {})))
+  end)
+
+  it("raycastBatch names the ray and the number it refuses, and leaves out as it was", function()
+    local w = Scene.new().physics2d
+    local out = { "kept" }
+    local function fails(rays, msg)
+      assert.has_error(function() w:raycastBatch(rays, out) end, "bad argument #1 to 'raycastBatch' (" .. msg .. ")")
+      assert.same({ "kept" }, out)
+    end
+    fails({ 0, 0, 1, 0 }, "rays must hold 5 numbers a ray (ox, oy, dx, dy, maxDistance), got 4")
+    fails({ 0, 0, 1, 0, 5, 0, 0, 1, 0, -1 }, "rays[10] (ray 2's maxDistance) must be a finite number >= 0, got -1")
+    fails({ 0, 0, 1, 0 / 0, 5 }, "rays[4] (ray 1's dy) must be a finite number, got " .. tostring(0 / 0))
+    fails({ math.huge, 0, 1, 0, 5 }, "rays[1] (ray 1's ox) must be a finite number, got inf")
+    fails({ 0, "up", 1, 0, 5 }, "rays[2] (ray 1's oy) must be a finite number, got string")
+    fails({ 0, 0, 0, 0, 5 }, "ray 1's direction must not be zero")
+    assert.has_error(function() w:raycastBatch("rays") end, "bad argument #1 to 'raycastBatch' (table expected, got string)")
+    assert.has_error(function() w:raycastBatch({}, 5) end, "bad argument #2 to 'raycastBatch' (table expected, got number)")
+    assert.has_error(function() w:raycastBatch({}, nil, 33) end,
+      "bad argument #3 to 'raycastBatch' (mask must be a layer name or a number 1..32, got 33)")
+    local empty, hits = w:raycastBatch({})
+    assert.same({}, empty)
+    assert.equals(0, hits)
   end)
 
   it("draws a falling body between its last two steps under a fixed-step Loop", function()

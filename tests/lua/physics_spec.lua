@@ -179,6 +179,99 @@ describe("3D physics", function()
     assert.equals(0, #find(log, "onCollisionEnter"))
   end)
 
+  it("stops a fast bullet body at a thin wall it would pass through otherwise", function()
+    local function shoot(bullet)
+      local scene = Scene.new()
+      scene.physics.gravity = { 0, 0, 0 }
+      local wall = GameObject.new { name = "wall", position = { 5, 0, 0 } }
+      wall:addComponent(BoxCollider, { size = { x = 0.05, y = 4, z = 4 } })
+      scene:add(wall)
+      local go = GameObject.new { name = "shot" }
+      local rb = go:addComponent(RigidBody, { bullet = bullet })
+      go:addComponent(SphereCollider, { radius = 0.1 })
+      scene:add(go)
+      rb.velocity = { 300, 0, 0 }
+      run(scene, 10)
+      assert.equals(bullet, rb.bullet)
+      return go.position.x
+    end
+    assert.is_true(shoot(false) > 10)
+    assert.is_true(shoot(true) < 5)
+  end)
+
+  it("raycasts a turned box on its face, exactly", function()
+    local scene = Scene.new()
+    local a = math.rad(30)
+    local go = GameObject.new { name = "turned", rotation = tycho.quat.axisAngle(0, 0, 1, a) }
+    go:addComponent(BoxCollider)
+    scene:add(go)
+    run(scene, 1)
+    local hit = scene.physics:raycast({ -5, 0, 0 }, { 1, 0, 0 }, 10)
+    assert.equals(go, hit.object)
+    assert.near(-0.5 / math.cos(a), hit.point.x, 1e-5)
+    assert.near(5 - 0.5 / math.cos(a), hit.distance, 1e-5)
+    assert.near(-math.cos(a), hit.normal.x, 1e-5)
+    assert.near(-math.sin(a), hit.normal.y, 1e-5)
+    assert.is_nil(scene.physics:raycast({ 0, 0, 0 }, { 1, 0, 0 }, 10)) -- from inside: no hit
+  end)
+
+  it("raycastBatch agrees ray by ray with raycast, in one reused table", function()
+    local scene = Scene.new()
+    ground(scene)
+    for i = 0, 23 do box(scene, "b" .. i, { (i % 4) * 1.3 - 2, 1 + (i // 8) * 1.2, ((i // 4) % 2) * 1.3 - 0.6 }) end
+    local zone = GameObject.new { name = "zone", position = { 0, 2, 0 } }
+    zone:addComponent(SphereCollider, { trigger = true, radius = 2 })
+    scene:add(zone)
+    run(scene, 40)
+    local w, rays, n = scene.physics, {}, 200
+    for i = 1, n do
+      local a, b = i * 2.399963, (i * 0.7548777 % 1) * math.pi -- every direction
+      local dist = i % 17 == 0 and 0 or 1 + (i * 7) % 30
+      table.move({ (i * 0.618034 % 1 - 0.5) * 8, (i * 0.414214 % 1) * 6, (i * 0.302775 % 1 - 0.5) * 6,
+        math.sin(b) * math.cos(a), math.cos(b), math.sin(b) * math.sin(a), dist }, 1, 7, #rays + 1, rays)
+    end
+    local out, hits = w:raycastBatch(rays)
+    local expected = 0
+    for i = 1, n do
+      local r, o = (i - 1) * 7, (i - 1) * 8
+      local hit = w:raycast({ rays[r + 1], rays[r + 2], rays[r + 3] }, { rays[r + 4], rays[r + 5], rays[r + 6] },
+        rays[r + 7])
+      if hit then
+        expected = expected + 1
+        assert.equals(hit.object, out[o + 1])
+        assert.same({ hit.point.x, hit.point.y, hit.point.z }, { out[o + 2], out[o + 3], out[o + 4] })
+        assert.same({ hit.normal.x, hit.normal.y, hit.normal.z }, { out[o + 5], out[o + 6], out[o + 7] })
+        assert.equals(hit.distance, out[o + 8])
+      else
+        assert.equals(false, out[o + 1])
+      end
+    end
+    assert.equals(expected, hits)
+    assert.is_true(hits > 30 and hits < n) -- both kinds were tried
+    local again, hits2 = w:raycastBatch({ 0, 20, 0, 0, 1, 0, 5, 0, 20, 0, 0, -1, 0, 100 }, out)
+    assert.equals(out, again)
+    assert.equals(1, hits2)
+    assert.equals(false, out[1])
+    assert.equals(w:raycast({ 0, 20, 0 }, { 0, -1, 0 }, 100).object, out[9])
+    assert.equals(0, select(2, w:raycastBatch({ 0, 20, 0, 0, -1, 0, 100 }, nil, {})))
+  end)
+
+  it("raycastBatch names the ray and the number it refuses, and leaves out as it was", function()
+    local w = Scene.new().physics
+    local out = { "kept" }
+    local function fails(rays, msg)
+      assert.has_error(function() w:raycastBatch(rays, out) end, "bad argument #1 to 'raycastBatch' (" .. msg .. ")")
+      assert.same({ "kept" }, out)
+    end
+    fails({ 0, 0, 0, 1, 0, 0 }, "rays must hold 7 numbers a ray (ox, oy, oz, dx, dy, dz, maxDistance), got 6")
+    fails({ 0, 0, 0, 1, 0, 0, -2 }, "rays[7] (ray 1's maxDistance) must be a finite number >= 0, got -2")
+    fails({ 0, 0, 0, 1, 0, 0, 1, 0, 0, 0 / 0, 1, 0, 0, 1 }, "rays[10] (ray 2's oz) must be a finite number, got " .. tostring(0 / 0))
+    fails({ 0, 0, 0, 1, 0, {}, 1 }, "rays[6] (ray 1's dz) must be a finite number, got table")
+    fails({ 0, 0, 0, 0, 0, 0, 1 }, "ray 1's direction must not be zero")
+    assert.has_error(function() w:raycastBatch(nil) end, "bad argument #1 to 'raycastBatch' (table expected, got nil)")
+    assert.has_error(function() w:raycastBatch({}, "out") end, "bad argument #2 to 'raycastBatch' (table expected, got string)")
+  end)
+
   it("raycasts to the nearest solid hit", function()
     local scene = Scene.new()
     for i, x in ipairs({ 6, 3, 9 }) do

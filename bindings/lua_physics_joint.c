@@ -1,0 +1,311 @@
+/* bindings/lua_physics_joint.c: joints. world:joint{type=, a=, b=, anchor=, anchorB=, axis=,
+ * length=, stiffness=, damping=, collideConnected=} -> Joint: Box2D joints in a World2D,
+ * Bullet constraints in a World3D. The anchors and axis are world values (game units) read
+ * against the bodies' poses now, and kept in each body's frame: the joint is made again at
+ * the next tick when one of its bodies is rebuilt, and ends for good when one of its objects
+ * is destroyed (it leaves the world with the body at the sweep). */
+#include "lua_physics_world.h"
+
+#include <math.h>
+#include <string.h>
+
+#define TY_JOINT "Joint"
+
+static const char *const JOINT_TYPES[2][6] = {{"revolute", "distance", "weld", "prismatic", "wheel", NULL},
+                                              {"fixed", "hinge", "point", "slider", NULL}};
+
+typedef struct ljoint {
+  lworld *w; /* kept alive by the userdata's user value */
+  uint32_t index, serial;
+} ljoint;
+
+static uint32_t joint_serial;
+
+/* The joint record of the Joint at idx, or NULL once it ended. */
+static joint_rec *joint_get(lua_State *L, int idx) {
+  ljoint *j = luaL_checkudata(L, idx, TY_JOINT);
+  if (!j->w || (!j->w->w2 && !j->w->w3) || j->index >= j->w->joint_count) return NULL;
+  joint_rec *jr = &j->w->joints[j->index];
+  return jr->serial == j->serial && !jr->dead ? jr : NULL;
+}
+
+static void joint_end(lworld *w, joint_rec *jr) {
+  if (jr->handle) {
+    if (w->dims == 2) ty_joint2d_destroy(w->w2, jr->handle);
+    else ty_joint3d_destroy(w->w3, jr->handle);
+  }
+  jr->handle = 0;
+  jr->dead = true;
+}
+
+/* Makes jr's backend joint when both its bodies exist (their handles filled in now). */
+static void joint_make(lua_State *L, lworld *w, joint_rec *jr) {
+  lworld *wa = NULL, *wb = NULL;
+  body_rec *ra = lphys_rec_of(L, w->dims, jr->a, &wa), *rb = jr->b ? lphys_rec_of(L, w->dims, jr->b, &wb) : NULL;
+  if (!ra || wa != w || (jr->b && (!rb || wb != w))) return;
+  if (w->dims == 2) {
+    jr->desc.d2.a = ra->body, jr->desc.d2.b = rb ? rb->body : 0;
+    jr->handle = ty_joint2d_create(w->w2, &jr->desc.d2);
+  } else {
+    jr->desc.d3.a = ra->body, jr->desc.d3.b = rb ? rb->body : 0;
+    jr->handle = ty_joint3d_create(w->w3, &jr->desc.d3);
+  }
+}
+
+void lphys_sync_joints(lua_State *L, lworld *w) {
+  ty_world *W = lphys_world_of(L);
+  for (uint32_t k = 0; k < w->joint_count; k++) {
+    joint_rec *jr = &w->joints[k];
+    if (jr->dead) continue;
+    if (!ty_object_alive(W, jr->a) || ty_object_destroyed(W, jr->a) ||
+        (jr->b && (!ty_object_alive(W, jr->b) || ty_object_destroyed(W, jr->b)))) {
+      joint_end(w, jr);
+    } else if (!jr->handle) {
+      joint_make(L, w, jr);
+    }
+  }
+}
+
+/* Reads option k of the table at t as a finite number (def when absent), at least min. */
+static float joint_number(lua_State *L, int t, const char *k, float def, float min) {
+  int type = lua_getfield(L, t, k);
+  lua_Number v = type == LUA_TNIL ? def : lua_tonumber(L, -1);
+  if ((type != LUA_TNIL && type != LUA_TNUMBER) || !isfinite(v) || v < min) {
+    const char *got = type == LUA_TNUMBER ? luaL_tolstring(L, -1, NULL) : luaL_typename(L, -1);
+    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a finite number >= %f, got %s", k, (lua_Number)min, got));
+  }
+  lua_pop(L, 1);
+  return (float)v;
+}
+
+/* Reads option k as a world point or direction (2 or 3 numbers); false when absent. */
+static bool joint_vec(lua_State *L, int t, const char *k, int dims, float out[3]) {
+  if (lua_getfield(L, t, k) == LUA_TNIL) {
+    lua_pop(L, 1);
+    return false;
+  }
+  int v = lua_gettop(L);
+  bool ok = ty_is_vec3(L, v) || lua_type(L, v) == LUA_TTABLE;
+  static const char *const axes[3] = {"x", "y", "z"};
+  out[2] = 0;
+  if (ok && ty_is_vec3(L, v)) {
+    ty_read_vec3(L, v, out);
+  } else {
+    for (int i = 0; ok && i < dims; i++) {
+      if (lua_getfield(L, v, axes[i]) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_rawgeti(L, v, i + 1);
+      }
+      int isnum;
+      out[i] = (float)lua_tonumberx(L, -1, &isnum);
+      lua_pop(L, 1);
+      ok = isnum;
+    }
+  }
+  for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
+  if (!ok)
+    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a Vec3 or a table of %d finite numbers, got %s", k, dims,
+                                        luaL_typename(L, v)));
+  lua_pop(L, 1);
+  return true;
+}
+
+/* The object of option k (nil allowed when optional), its body built now if it waits. */
+static ty_id joint_object(lua_State *L, lworld *w, int t, const char *k, bool optional) {
+  int type = lua_getfield(L, t, k);
+  if (type == LUA_TNIL && optional) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  if (!luaL_testudata(L, -1, TY_GAMEOBJECT))
+    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a GameObject, got %s", k, luaL_typename(L, -1)));
+  ty_id id = ty_check_gameobject(L, -1);
+  lworld *bw = NULL;
+  if (!lphys_rec_of(L, w->dims, id, &bw)) lphys_build_waiting(L, lua_gettop(L));
+  if (!lphys_rec_of(L, w->dims, id, &bw) || bw != w) {
+    lua_getfield(L, -1, "name");
+    luaL_argerror(L, 2, lua_pushfstring(L, "%s (GameObject '%s') has no body in this world: give it a %s or a collider, in this scene",
+                                        k, lua_tostring(L, -1), w->dims == 2 ? "RigidBody2D" : "RigidBody"));
+  }
+  lua_pop(L, 1);
+  return id;
+}
+
+/* v rotated by the unit quaternion q. */
+static void quat_rotate(const float q[4], const float v[3], float out[3]) {
+  float p[4] = {v[0], v[1], v[2], 0}, c[4] = {-q[0], -q[1], -q[2], q[3]}, t[4], r[4];
+  lphys_quat_mul(q, p, t);
+  lphys_quat_mul(t, c, r);
+  out[0] = r[0], out[1] = r[1], out[2] = r[2];
+}
+
+/* The frame (p, q) given in the world, seen from the body pose (bp, bq). */
+static void to_body_frame(const float bp[3], const float bq[4], const float p[3], const float q[4], float lp[3],
+                          float lq[4]) {
+  float c[4] = {-bq[0], -bq[1], -bq[2], bq[3]}, d[3] = {p[0] - bp[0], p[1] - bp[1], p[2] - bp[2]};
+  quat_rotate(c, d, lp);
+  lphys_quat_mul(c, q, lq);
+}
+
+int lphys_joint_new(lua_State *L, lworld *w) {
+  luaL_checktype(L, 2, LUA_TTABLE);
+  int dims = w->dims;
+  lua_getfield(L, 2, "type");
+  const char *type = lua_tostring(L, -1);
+  int kind = -1;
+  for (int i = 0; type && JOINT_TYPES[dims - 2][i]; i++)
+    if (strcmp(type, JOINT_TYPES[dims - 2][i]) == 0) kind = i;
+  if (kind < 0)
+    luaL_argerror(L, 2, lua_pushfstring(L, dims == 2 ? "type must be 'revolute', 'distance', 'weld', 'prismatic' or 'wheel', got %s"
+                                                     : "type must be 'fixed', 'hinge', 'point' or 'slider', got %s",
+                                        type ? type : luaL_typename(L, -1)));
+  lua_pop(L, 1);
+  ty_id a = joint_object(L, w, 2, "a", false), b = joint_object(L, w, 2, "b", true);
+  if (a == b) luaL_argerror(L, 2, "a and b must be two objects");
+  lworld *tmp = NULL;
+  body_rec *ra = lphys_rec_of(L, dims, a, &tmp), *rb = b ? lphys_rec_of(L, dims, b, &tmp) : NULL;
+  /* The bodies' poses now (game units; 2D at z 0 about Z). */
+  float pa[3], qa[4], pb[3] = {0, 0, 0}, qb[4] = {0, 0, 0, 1};
+  lphys_body_pose(w, ra, pa, qa);
+  if (rb) lphys_body_pose(w, rb, pb, qb);
+  float anchor[3] = {pa[0], pa[1], pa[2]}, anchor_b[3], axis[3] = {0, 0, 0};
+  joint_vec(L, 2, "anchor", dims, anchor);
+  if (!joint_vec(L, 2, "anchorB", dims, anchor_b)) memcpy(anchor_b, rb ? pb : anchor, sizeof anchor_b);
+  bool needs_axis = dims == 2 ? kind == TY_JOINT2D_PRISMATIC || kind == TY_JOINT2D_WHEEL
+                              : kind == TY_JOINT3D_HINGE || kind == TY_JOINT3D_SLIDER;
+  if (needs_axis) {
+    if (!joint_vec(L, 2, "axis", dims, axis))
+      luaL_argerror(L, 2, lua_pushfstring(L, "a %s joint needs an axis", type));
+    float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    if (!(len > 0)) luaL_argerror(L, 2, "axis must not be zero");
+    for (int i = 0; i < 3; i++) axis[i] /= len;
+  }
+  float dx = anchor_b[0] - anchor[0], dy = anchor_b[1] - anchor[1], dz = anchor_b[2] - anchor[2];
+  float length = joint_number(L, 2, "length", sqrtf(dx * dx + dy * dy + dz * dz), 0);
+  float stiffness = joint_number(L, 2, "stiffness", 0, 0), damping = joint_number(L, 2, "damping", 0, 0);
+  lua_getfield(L, 2, "collideConnected");
+  bool collide = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+
+  uint32_t slot = 0; /* a slot an ended joint left, else a new one */
+  while (slot < w->joint_count && !w->joints[slot].dead) slot++;
+  if (slot == w->joint_count && w->joint_count == w->joint_cap) {
+    uint32_t cap = w->joint_cap ? w->joint_cap * 2 : 16;
+    joint_rec *js = TY_REALLOC(w->joints, cap * sizeof *js);
+    if (!js) return luaL_error(L, "out of memory");
+    w->joints = js, w->joint_cap = cap;
+  }
+  joint_rec jr;
+  memset(&jr, 0, sizeof jr);
+  jr.a = a, jr.b = b, jr.serial = ++joint_serial;
+  if (dims == 2) {
+    ty_joint2d_desc *d = &jr.desc.d2;
+    float u = w->upm, ca = cosf(lphys_quat_angle_z(qa)), sa = sinf(lphys_quat_angle_z(qa));
+    float angle_b = rb ? lphys_quat_angle_z(qb) : 0, cb = cosf(angle_b), sb = sinf(angle_b);
+    d->kind = (ty_joint2d_kind)kind;
+    /* into a's frame: its rotation undone; b's likewise (the world's is the identity) */
+    float ax = anchor[0] - pa[0], ay = anchor[1] - pa[1];
+    d->anchor_a[0] = (ca * ax + sa * ay) / u, d->anchor_a[1] = (-sa * ax + ca * ay) / u;
+    float bx = (kind == TY_JOINT2D_DISTANCE ? anchor_b[0] : anchor[0]) - pb[0];
+    float by = (kind == TY_JOINT2D_DISTANCE ? anchor_b[1] : anchor[1]) - pb[1];
+    d->anchor_b[0] = (cb * bx + sb * by) / u, d->anchor_b[1] = (-sb * bx + cb * by) / u;
+    d->axis[0] = ca * axis[0] + sa * axis[1], d->axis[1] = -sa * axis[0] + ca * axis[1];
+    d->reference_angle = angle_b - lphys_quat_angle_z(qa);
+    d->length = length / u;
+    d->stiffness = stiffness, d->damping = damping;
+    d->collide_connected = collide;
+  } else {
+    ty_joint3d_desc *d = &jr.desc.d3;
+    d->kind = (ty_joint3d_kind)kind;
+    /* the joint's frame in the world: at the anchor, its X axis along axis */
+    float q[4] = {0, 0, 0, 1};
+    if (needs_axis) {
+      float cx = 0, cy = -axis[2], cz = axis[1], dot = axis[0]; /* X cross axis, X dot axis */
+      if (dot < -0.9999f) q[0] = 0, q[1] = 0, q[2] = 1, q[3] = 0; /* half a turn about Z */
+      else {
+        q[0] = cx, q[1] = cy, q[2] = cz, q[3] = 1 + dot;
+        float n = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+        for (int i = 0; i < 4; i++) q[i] /= n;
+      }
+    }
+    to_body_frame(pa, qa, anchor, q, d->pos_a, d->rot_a);
+    to_body_frame(pb, qb, anchor, q, d->pos_b, d->rot_b);
+    d->collide_connected = collide;
+  }
+  if (slot == w->joint_count) w->joint_count++;
+  w->joints[slot] = jr;
+  joint_rec *rec = &w->joints[slot];
+  joint_make(L, w, rec);
+  if (!rec->handle) {
+    rec->dead = true;
+    return luaL_error(L, "too many joints");
+  }
+  ljoint *j = lua_newuserdatauv(L, sizeof *j, 1);
+  j->w = w, j->index = slot, j->serial = rec->serial;
+  lua_pushvalue(L, 1);
+  lua_setiuservalue(L, -2, 1);
+  luaL_setmetatable(L, TY_JOINT);
+  return 1;
+}
+
+
+uint32_t lphys_joint_count(const lworld *w) {
+  uint32_t n = 0;
+  for (uint32_t k = 0; k < w->joint_count; k++) n += !w->joints[k].dead;
+  return n;
+}
+
+/* joint:destroy(): the joint leaves the world now (a second call does nothing). */
+static int joint_destroy(lua_State *L) {
+  joint_rec *jr = joint_get(L, 1);
+  if (jr) joint_end(((ljoint *)lua_touserdata(L, 1))->w, jr);
+  return 0;
+}
+
+static int joint_index(lua_State *L) {
+  ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
+  joint_rec *jr = joint_get(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "destroy") == 0) {
+    lua_pushcfunction(L, joint_destroy);
+  } else if (strcmp(k, "alive") == 0) {
+    lua_pushboolean(L, jr != NULL);
+  } else if (!jr) {
+    return luaL_error(L, "this joint was destroyed (by joint:destroy() or with one of its objects)");
+  } else if (strcmp(k, "type") == 0) {
+    lua_pushstring(L, JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+  } else if (strcmp(k, "a") == 0) {
+    ty_push_gameobject(L, jr->a);
+  } else if (strcmp(k, "b") == 0) {
+    ty_push_gameobject(L, jr->b);
+  } else {
+    lua_pushnil(L);
+  }
+  return 1;
+}
+
+static int joint_tostring(lua_State *L) {
+  ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
+  joint_rec *jr = joint_get(L, 1);
+  if (!jr) lua_pushliteral(L, "Joint (destroyed)");
+  else
+    lua_pushfstring(L, "Joint (%s)", JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+  return 1;
+}
+
+void lphys_joints_break(lworld *w, ty_id go) {
+  for (uint32_t k = 0; k < w->joint_count; k++)
+    if (!w->joints[k].dead && (w->joints[k].a == go || w->joints[k].b == go)) w->joints[k].handle = 0;
+}
+
+void lphys_joints_end(lworld *w, ty_id go) {
+  for (uint32_t k = 0; k < w->joint_count; k++)
+    if (!w->joints[k].dead && (w->joints[k].a == go || w->joints[k].b == go)) joint_end(w, &w->joints[k]);
+}
+
+void lphys_open_joints(lua_State *L) {
+  static const luaL_Reg meta[] = {{"__index", joint_index}, {"__tostring", joint_tostring}, {NULL, NULL}};
+  luaL_newmetatable(L, TY_JOINT);
+  luaL_setfuncs(L, meta, 0);
+  lua_pop(L, 1);
+}

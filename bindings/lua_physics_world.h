@@ -1,0 +1,94 @@
+/* bindings/lua_physics_world.h: what the physics binding's files share, private to
+ * bindings/lua_physics*.c: a world's records of its bodies and joints, and the helpers that
+ * reach them. lua_physics.c holds the worlds, bodies and the tick; lua_physics_ray.c the
+ * raycasts; lua_physics_joint.c the joints. */
+#ifndef TY_LUA_PHYSICS_WORLD_H
+#define TY_LUA_PHYSICS_WORLD_H
+
+#include "lua_scene.h"
+#include "physics/physics2d.h"
+#include "physics/physics3d.h"
+
+typedef struct body_rec {
+  uint32_t body; /* a ty_body2d or ty_body3d */
+  ty_id go;
+  uint32_t xf;
+  ty_body_type type;    /* the body's, kept here: the tick asks for it of every body */
+  float pos[3], rot[4]; /* the local values last seen or written */
+  float scale[3];       /* the local scale its shapes were sized with */
+  bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
+  bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
+  bool has_offset;      /* its transform holds a render offset this world set */
+  bool stepped;         /* prev and cur hold the last step's poses */
+  bool warned;          /* a refused pose was logged for it (once per body) */
+  bool placed;          /* the game put the body somewhere since the last step */
+  bool was_awake;       /* it was awake as the last step began (a body asleep through it did not move) */
+  float prev_pos[3], prev_rot[4]; /* world pose before the last step (game units) */
+  float cur_pos[3], cur_rot[4];   /* and after it */
+} body_rec;
+
+/* One userdata type per dimension (World2D, World3D) over the same struct. */
+typedef struct lworld {
+  int dims;      /* 2 or 3 */
+  ty_phys2d *w2; /* dims 2 */
+  ty_phys3d *w3; /* dims 3 */
+  float upm;     /* game units per meter (2D; 1 in 3D) */
+  body_rec *recs;
+  uint32_t count, cap;
+  double step_s; /* how long the backend's step call took at the last tick (the bench's yardstick) */
+  struct joint_rec *joints; /* lua_physics_joint.c's */
+  uint32_t joint_count, joint_cap;
+} lworld;
+
+/* A joint as the game made it: its objects and where it holds each body, in that body's
+ * own frame, so that it can be made again when a body is rebuilt (a collider added, a 3D
+ * setting changed). handle is 0 while a body is missing. */
+typedef struct joint_rec {
+  uint32_t handle; /* a ty_joint2d or ty_joint3d; 0: waiting for its bodies */
+  uint32_t serial; /* the Joint userdata's check that the record is still its own */
+  ty_id a, b;      /* b 0: the world */
+  bool dead;       /* destroyed, or one of its objects was: the slot is free */
+  union {
+    ty_joint2d_desc d2;
+    ty_joint3d_desc d3;
+  } desc;
+} joint_rec;
+
+/* ---- lua_physics.c ---- */
+
+ty_world *lphys_world_of(lua_State *L);
+/* The record of id's body in its world of dims, or NULL (with *wout set to its world when found). */
+body_rec *lphys_rec_of(lua_State *L, int dims, ty_id id, lworld **wout);
+/* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
+void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]);
+/* Builds the body of the GameObject at idx now if it waits to be built. */
+void lphys_build_waiting(lua_State *L, int idx);
+/* Argument idx as layer bits for function fname: nil is every layer. */
+uint32_t lphys_check_mask(lua_State *L, int idx, const char *fname);
+/* Argument idx as a finite 2D or 3D vector: a Vec3, {x=, y=[, z=]} or {x, y[, z]}. */
+void lphys_check_vec2(lua_State *L, int idx, float out[2]);
+void lphys_check_vec3(lua_State *L, int idx, float out[3]);
+float lphys_quat_angle_z(const float q[4]);
+void lphys_quat_mul(const float a[4], const float b[4], float out[4]);
+
+/* ---- lua_physics_ray.c: world:raycast and world:raycastBatch, the world checked ---- */
+
+int lphys_raycast2d(lua_State *L, lworld *w);
+int lphys_raycast3d(lua_State *L, lworld *w);
+int lphys_raycast_batch(lua_State *L, lworld *w);
+
+/* ---- lua_physics_joint.c ---- */
+
+/* world:joint{...}, the world checked. */
+int lphys_joint_new(lua_State *L, lworld *w);
+/* At the tick, after bodies are built: joints of gone objects end, those waiting for a
+ * rebuilt body are made again. */
+void lphys_sync_joints(lua_State *L, lworld *w);
+/* go's body went (the backend ended its joints): they wait to be made again. */
+void lphys_joints_break(lworld *w, ty_id go);
+/* go was destroyed: its joints end for good. */
+void lphys_joints_end(lworld *w, ty_id go);
+uint32_t lphys_joint_count(const lworld *w);
+void lphys_open_joints(lua_State *L);
+
+#endif
