@@ -1,0 +1,325 @@
+/* engine/render/draw2d.c: the tycho.draw queue of draw2d.h and the pass that draws it:
+ * quads of four vertices in pixels, drawn through one index buffer (0 1 2, 0 2 3 per
+ * quad) in runs of one texture, over the backbuffer with alpha blending. */
+#include "draw2d.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "render_internal.h"
+
+typedef struct dvertex {
+  float x, y, u, v;
+  uint8_t rgba[4];
+} dvertex; /* 20 bytes */
+
+/* A texture key: a renderer texture id, or ATLAS | a glyph atlas page. */
+#define ATLAS 0x80000000u
+
+typedef struct drun {
+  uint32_t key, first, count; /* quads */
+} drun;
+
+typedef struct dqueue {
+  dvertex *verts;
+  uint32_t quads, cap; /* cap in vertices */
+  drun *runs;
+  uint32_t run_count, run_cap;
+} dqueue;
+
+/* One queue per process, as the UI layer's; `drawn` is the queue handed to this frame's
+ * pass (the two swap, so a frame's vertices are never copied). */
+static struct {
+  dqueue q, drawn;
+  bool dropped_logged;
+#if TYCHO_WITH_GL
+  ty_gl_device *dev;
+  ty_gl_buffer vbo, ibo;
+  ty_gl_vertex_array va;
+  uint32_t gpu_quads;
+  ty_gl_texture pages[TY_TEXT_MAX_PAGES];
+  uint8_t *scratch;
+  uint32_t scratch_cap;
+#endif
+} d;
+
+static void to_bytes(const float c[4], uint8_t out[4]) {
+  for (int i = 0; i < 4; i++) {
+    float v = c ? c[i] : 1.0f;
+    v = v < 0 ? 0 : v > 1 ? 1 : v;
+    out[i] = (uint8_t)floorf(v * 255.0f + 0.5f);
+  }
+}
+
+/* Room for n quads of texture key, or NULL when headless or past the cap (dropped). */
+static dvertex *reserve(ty_renderer *R, uint32_t key, uint32_t n) {
+  if (!ty_render_device(R)) return NULL;
+  dqueue *q = &d.q;
+  if (q->quads + n > TY_DRAW_MAX_QUADS) {
+    if (!d.dropped_logged)
+      ty_log("draw_queue_full", "more than %u tycho.draw quads in one frame: the rest are dropped", TY_DRAW_MAX_QUADS);
+    d.dropped_logged = true;
+    return NULL;
+  }
+  TY_GROW(q->verts, q->cap, (q->quads + n) * 4);
+  if (!q->run_count || q->runs[q->run_count - 1].key != key) {
+    TY_GROW(q->runs, q->run_cap, q->run_count + 1);
+    q->runs[q->run_count++] = (drun){key, q->quads, 0};
+  }
+  q->runs[q->run_count - 1].count += n;
+  dvertex *v = q->verts + q->quads * 4;
+  q->quads += n;
+  return v;
+}
+
+static void quad(dvertex *v, const float xy[8], const float uv[8], const uint8_t c[4]) {
+  for (int i = 0; i < 4; i++) v[i] = (dvertex){xy[2 * i], xy[2 * i + 1], uv[2 * i], uv[2 * i + 1], {c[0], c[1], c[2], c[3]}};
+}
+
+static const float WHITE_UV[8] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+
+static void flat(dvertex *v, float x0, float y0, float x1, float y1, const uint8_t c[4]) {
+  quad(v, (const float[8]){x0, y0, x1, y0, x1, y1, x0, y1}, WHITE_UV, c);
+}
+
+void ty_draw_rect(ty_renderer *R, bool fill, float x, float y, float w, float h, const float rgba[4]) {
+  if (w < 0) x += w, w = -w;
+  if (h < 0) y += h, h = -h;
+  dvertex *v = reserve(R, TY_RENDER_TEXTURE_WHITE, fill ? 1 : 4);
+  if (!v) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  if (fill) return flat(v, x, y, x + w, y + h, c);
+  /* A one-pixel outline just inside the rectangle, its sides not overlapping. */
+  float t = fminf(1, h), s = fminf(1, w);
+  flat(v, x, y, x + w, y + t, c);
+  flat(v + 4, x, y + h - t, x + w, y + h, c);
+  flat(v + 8, x, y + t, x + s, y + h - t, c);
+  flat(v + 12, x + w - s, y + t, x + w, y + h - t, c);
+}
+
+void ty_draw_circle(ty_renderer *R, bool fill, float x, float y, float radius, const float rgba[4]) {
+  if (!(radius > 0)) return;
+  uint32_t n = (uint32_t)fminf(256, fmaxf(12, ceilf(radius * 1.2f)));
+  dvertex *v = reserve(R, TY_RENDER_TEXTURE_WHITE, n);
+  if (!v) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  float r0 = fill ? 0 : radius - 0.5f, r1 = fill ? radius : radius + 0.5f;
+  for (uint32_t i = 0; i < n; i++) {
+    float a0 = (float)i / (float)n * 6.2831853f, a1 = (float)(i + 1) / (float)n * 6.2831853f;
+    float c0 = cosf(a0), s0 = sinf(a0), c1 = cosf(a1), s1 = sinf(a1);
+    /* Fill: a triangle from the centre (its last corner repeated); line: a ring segment. */
+    quad(v + 4 * i, (const float[8]){x + c0 * r0, y + s0 * r0, x + c0 * r1, y + s0 * r1, x + c1 * r1, y + s1 * r1,
+                                     x + c1 * r0, y + s1 * r0}, WHITE_UV, c);
+  }
+}
+
+void ty_draw_line(ty_renderer *R, float x1, float y1, float x2, float y2, const float rgba[4], float width) {
+  float dx = x2 - x1, dy = y2 - y1, len = sqrtf(dx * dx + dy * dy);
+  if (!(len > 0) || !(width > 0)) return;
+  dvertex *v = reserve(R, TY_RENDER_TEXTURE_WHITE, 1);
+  if (!v) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  float nx = -dy / len * width * 0.5f, ny = dx / len * width * 0.5f;
+  quad(v, (const float[8]){x1 + nx, y1 + ny, x2 + nx, y2 + ny, x2 - nx, y2 - ny, x1 - nx, y1 - ny}, WHITE_UV, c);
+}
+
+void ty_draw_image(ty_renderer *R, uint32_t texture, float x, float y, const float rect[4], float scale_x,
+                   float scale_y, float rotation, const float rgba[4]) {
+  uint32_t tw = 1, th = 1;
+  if (!ty_render_texture_size(R, texture, &tw, &th) || !tw || !th) tw = th = 1;
+  float r[4] = {0, 0, (float)tw, (float)th};
+  if (rect) memcpy(r, rect, sizeof r);
+  dvertex *v = reserve(R, texture, 1);
+  if (!v) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  float w = r[2] * scale_x, h = r[3] * scale_y, cs = cosf(rotation), sn = sinf(rotation);
+  float xy[8], corners[8] = {0, 0, w, 0, w, h, 0, h};
+  for (int i = 0; i < 4; i++) {
+    xy[2 * i] = x + corners[2 * i] * cs - corners[2 * i + 1] * sn;
+    xy[2 * i + 1] = y + corners[2 * i] * sn + corners[2 * i + 1] * cs;
+  }
+  /* Textures are stored bottom row first: v runs up from the image's last row. */
+  float u0 = r[0] / (float)tw, u1 = (r[0] + r[2]) / (float)tw;
+  float v0 = 1 - r[1] / (float)th, v1 = 1 - (r[1] + r[3]) / (float)th;
+  quad(v, xy, (const float[8]){u0, v0, u1, v0, u1, v1, u0, v1}, c);
+}
+
+/* Queues one laid-out line, shifted by dx. */
+static void text_line(ty_renderer *R, ty_font *font, const char *s, size_t len, float x, float y, const uint8_t c[4]) {
+  const ty_text_quad *tq;
+  uint32_t n = ty_font_layout(font, s, len, x, y, &tq, NULL);
+  for (uint32_t i = 0; i < n; i++) {
+    dvertex *v = reserve(R, ATLAS | tq[i].page, 1);
+    if (!v) return;
+    const ty_text_quad *g = &tq[i];
+    quad(v, (const float[8]){g->x0, g->y0, g->x1, g->y0, g->x1, g->y1, g->x0, g->y1},
+         (const float[8]){g->u0, g->v0, g->u1, g->v0, g->u1, g->v1, g->u0, g->v1}, c);
+  }
+}
+
+static float aligned(float x, float box, float w, ty_draw_align align) {
+  return align == TY_ALIGN_CENTER ? x + (box - w) * 0.5f : align == TY_ALIGN_RIGHT ? x + box - w : x;
+}
+
+void ty_draw_text(ty_renderer *R, ty_font *font, const char *s, size_t len, float x, float y, const float rgba[4],
+                  ty_draw_align align, float width) {
+  TY_ASSERT(font && (s || !len));
+  if (!ty_render_device(R)) return;
+  uint8_t c[4];
+  to_bytes(rgba, c);
+  float lh = ty_font_height(font);
+  if (width > 0) {
+    const ty_text_line *lines;
+    uint32_t n = ty_font_wrap(font, s, len, width, &lines);
+    /* Copied: laying a line out reuses the buffer the lines came in. */
+    ty_text_line *copy = n <= 64 ? (ty_text_line[64]){{0}} : TY_MALLOC(n * sizeof *copy);
+    TY_ASSERT(copy);
+    memcpy(copy, lines, n * sizeof *copy);
+    for (uint32_t i = 0; i < n; i++)
+      text_line(R, font, s + copy[i].start, copy[i].len, aligned(x, width, copy[i].width, align), y + lh * (float)i, c);
+    if (n > 64) TY_FREE(copy);
+    return;
+  }
+  float box = align == TY_ALIGN_LEFT ? 0 : ty_font_width(font, s, len);
+  for (size_t at = 0, row = 0;; row++) {
+    const char *nl = memchr(s + at, '\n', len - at);
+    size_t end = nl ? (size_t)(nl - s) : len;
+    float lx = align == TY_ALIGN_LEFT ? x : aligned(x, box, ty_font_width(font, s + at, end - at), align);
+    text_line(R, font, s + at, end - at, lx, y + lh * (float)row, c);
+    if (!nl) break;
+    at = end + 1;
+  }
+}
+
+uint32_t ty_draw_queued(const ty_renderer *R, uint32_t *runs) {
+  (void)R;
+  if (runs) *runs = d.q.run_count;
+  return d.q.quads;
+}
+
+void ty_draw_clear(ty_renderer *R) {
+  (void)R;
+  d.q.quads = d.q.run_count = 0;
+}
+
+#if TYCHO_WITH_GL
+typedef struct draw_pass {
+  ty_program *prog;
+  rg_resource out;
+} draw_pass;
+
+/* Makes, or refreshes from the atlas, the GL texture of each glyph page. */
+static void sync_pages(ty_gl_device *dev) {
+  for (uint32_t p = 0; p < ty_text_page_count(); p++) {
+    uint32_t r[4];
+    bool dirty = ty_text_page_take_dirty(p, r);
+    if (!d.pages[p].id) {
+      d.pages[p] = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = TY_TEXT_PAGE_SIZE,
+                                                                 .height = TY_TEXT_PAGE_SIZE,
+                                                                 .data = ty_text_page_pixels(p),
+                                                                 .label = "glyph atlas"});
+      continue;
+    }
+    if (!dirty) continue;
+    /* The changed rectangle, its rows packed together as the upload wants them. */
+    TY_GROW(d.scratch, d.scratch_cap, r[2] * r[3] * 4);
+    const uint8_t *px = ty_text_page_pixels(p);
+    for (uint32_t y = 0; y < r[3]; y++)
+      memcpy(d.scratch + (size_t)y * r[2] * 4, px + ((size_t)(r[1] + y) * TY_TEXT_PAGE_SIZE + r[0]) * 4, r[2] * 4);
+    ty_gl_update_texture(dev, d.pages[p],
+                         &(ty_gl_texture_region){.x = r[0], .y = r[1], .width = r[2], .height = r[3]}, d.scratch);
+  }
+}
+
+static void forget_gpu(void) {
+  d.dev = NULL, d.va.id = 0, d.vbo.id = 0, d.ibo.id = 0, d.gpu_quads = 0;
+  memset(d.pages, 0, sizeof d.pages);
+}
+
+static bool ensure_buffers(ty_gl_device *dev, uint32_t quads) {
+  if (quads <= d.gpu_quads && d.va.id) return true;
+  if (d.va.id) ty_gl_destroy_vertex_array(dev, d.va);
+  if (d.vbo.id) ty_gl_destroy_buffer(dev, d.vbo);
+  if (d.ibo.id) ty_gl_destroy_buffer(dev, d.ibo);
+  uint32_t cap = 1024;
+  while (cap < quads) cap *= 2;
+  uint32_t *idx = TY_MALLOC((size_t)cap * 6 * sizeof *idx);
+  TY_ASSERT(idx);
+  for (uint32_t q = 0; q < cap; q++) {
+    static const uint32_t order[6] = {0, 1, 2, 0, 2, 3};
+    for (int k = 0; k < 6; k++) idx[q * 6 + k] = q * 4 + order[k];
+  }
+  d.ibo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 6 * sizeof *idx, .data = idx,
+                                                      .label = "draw2d indices"});
+  TY_FREE(idx);
+  d.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 4 * sizeof(dvertex),
+                                                      .flags = TY_GL_BUFFER_DYNAMIC, .label = "draw2d"});
+  ty_gl_vertex_array_desc vd = {.index_buffer = d.ibo, .label = "draw2d"};
+  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = d.vbo, .stride = sizeof(dvertex)};
+  vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(dvertex, x)};
+  vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(dvertex, u)};
+  vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(dvertex, rgba)};
+  d.va = ty_gl_make_vertex_array(dev, &vd);
+  d.gpu_quads = d.va.id ? cap : 0;
+  return d.va.id != 0;
+}
+
+static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
+  draw_pass *p = data;
+  dqueue *q = &d.drawn;
+  ty_gl_device *dev = ty_render_device(R);
+  if (!q->quads || !p->prog || !p->prog->gl.id) return;
+  if (d.dev != dev) forget_gpu(), d.dev = dev;
+  if (!ensure_buffers(dev, q->quads)) return;
+  sync_pages(dev);
+  ty_gl_update_buffer(dev, d.vbo, 0, q->verts, (size_t)q->quads * 4 * sizeof(dvertex));
+  ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
+  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
+  ty_render_bind_frame(R, F);
+  ty_gl_use_program(dev, p->prog->gl);
+  ty_gl_bind_vertex_array(dev, d.va);
+  ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  for (uint32_t i = 0; i < q->run_count; i++) {
+    const drun *r = &q->runs[i];
+    ty_gl_texture tex = r->key & ATLAS ? d.pages[r->key & ~ATLAS] : ty_render_texture_gl(R, r->key);
+    ty_gl_bind_texture(dev, 0, tex, smp);
+    ty_gl_draw_indexed(dev, TY_GL_TRIANGLES, r->first * 6, r->count * 6, 1, 0, 0);
+    ty_render_stats_mut(R)->draw_calls++;
+  }
+  ty_render_set_state(R, NULL);
+}
+#endif
+
+bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
+  TY_ASSERT(R && F);
+  bool ok = true;
+  d.dropped_logged = false;
+  ty_text_next_frame();
+#if TYCHO_WITH_GL
+  ty_gl_device *dev = ty_render_device(R);
+  if (d.q.quads && F->backbuffer.id && dev) {
+    ty_program *prog = ty_render_program(R, "draw/draw2d.vert", "ui/ui.frag", NULL);
+    if (!prog) {
+      char msg[2048];
+      snprintf(msg, sizeof msg, "%s", ty_render_error(R));
+      ty_render_fail(R, "render_feature_disabled", "tycho.draw: %s", msg);
+      ok = false;
+    } else {
+      dqueue t = d.drawn;
+      d.drawn = d.q, d.q = t;
+      rg_resource rw = F->backbuffer;
+      ty_render_mark_write(R, rw);
+      ty_render_add_pass(R, F,
+                         &(rg_pass_desc){.name = "Draw2D", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
+                                         .writes = &rw, .write_count = 1, .side_effect = true},
+                         draw_execute, &(draw_pass){.prog = prog, .out = F->backbuffer}, sizeof(draw_pass));
+    }
+  }
+#endif
+  d.q.quads = d.q.run_count = 0;
+  return ok;
+}
