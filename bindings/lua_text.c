@@ -1,6 +1,6 @@
 /* bindings/lua_text.c: the Lua face of engine/text/text.h: tycho.font.load(path, size),
  * tycho.font.default([size]) and the Font type (getWidth, getHeight, getAscent,
- * getDescent, getSize, wrap). Opens tycho.draw too (lua_draw.c), the one place text is
+ * getDescent, getSize, wrap, preload) and tycho.font.stats(). Opens tycho.draw too (lua_draw.c), the one place text is
  * drawn from Lua. */
 #include <string.h>
 
@@ -124,6 +124,38 @@ static int font_wrap(lua_State *L) {
   return 2;
 }
 
+/* font:preload(text): rasterises text's glyphs into the atlas now, so the first frame that
+ * draws them does not. */
+static int font_preload(lua_State *L) {
+  ty_font *f = ty_check_font(L, 1);
+  size_t len;
+  const char *s = luaL_checklstring(L, 2, &len);
+  const ty_text_quad *quads;
+  for (size_t at = 0;;) { /* line by line: a long text shapes in pieces */
+    const char *nl = memchr(s + at, '\n', len - at);
+    size_t end = nl ? (size_t)(nl - s) : len;
+    ty_font_layout(f, s + at, end - at, 0, 0, &quads, NULL);
+    if (!nl) return 0;
+    at = end + 1;
+  }
+}
+
+/* tycho.font.stats() -> {pages=, glyphs=, evictions=}: the glyph atlas */
+static int font_stats(lua_State *L) {
+  uint64_t glyphs, evictions;
+  ty_text_atlas_stats(&glyphs, &evictions);
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, ty_text_page_count());
+  lua_setfield(L, -2, "pages");
+  lua_pushinteger(L, TY_TEXT_MAX_PAGES);
+  lua_setfield(L, -2, "maxPages");
+  lua_pushinteger(L, (lua_Integer)glyphs);
+  lua_setfield(L, -2, "glyphs");
+  lua_pushinteger(L, (lua_Integer)evictions);
+  lua_setfield(L, -2, "evictions");
+  return 1;
+}
+
 static int font_tostring(lua_State *L) {
   font_ud *u = luaL_checkudata(L, 1, TY_FONT);
   if (u->font) lua_pushfstring(L, "Font(%d px)", (int)ty_font_size(u->font));
@@ -137,6 +169,7 @@ void ty_open_text(lua_State *L) {
   static const luaL_Reg methods[] = {{"getWidth", font_get_width},     {"getHeight", font_get_height},
                                      {"getAscent", font_get_ascent},   {"getDescent", font_get_descent},
                                      {"getSize", font_get_size},       {"wrap", font_wrap},
+                                     {"preload", font_preload},
                                      {NULL, NULL}};
   luaL_newmetatable(L, TY_FONT);
   luaL_newlib(L, methods);
@@ -146,7 +179,8 @@ void ty_open_text(lua_State *L) {
   lua_pushcfunction(L, font_tostring);
   lua_setfield(L, -2, "__tostring");
   lua_pop(L, 1);
-  static const luaL_Reg fns[] = {{"load", font_load}, {"default", font_default}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"load", font_load}, {"default", font_default}, {"stats", font_stats},
+                                 {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "font");
   ty_open_draw(L);
