@@ -208,7 +208,7 @@ void ty_draw_clear(ty_renderer *R) {
 
 #if TYCHO_WITH_GL
 typedef struct draw_pass {
-  ty_program *prog;
+  ty_program *flat, *image; /* glyphs and shapes; images (sRGB textures) */
   rg_resource out;
 } draw_pass;
 
@@ -272,7 +272,7 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   draw_pass *p = data;
   dqueue *q = &d.drawn;
   ty_gl_device *dev = ty_render_device(R);
-  if (!q->quads || !p->prog || !p->prog->gl.id) return;
+  if (!q->quads || !p->flat->gl.id || !p->image->gl.id) return;
   if (d.dev != dev) forget_gpu(), d.dev = dev;
   if (!ensure_buffers(dev, q->quads)) return;
   sync_pages(dev);
@@ -280,11 +280,14 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
   ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
   ty_render_bind_frame(R, F);
-  ty_gl_use_program(dev, p->prog->gl);
   ty_gl_bind_vertex_array(dev, d.va);
   ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  ty_program *current = NULL;
   for (uint32_t i = 0; i < q->run_count; i++) {
     const drun *r = &q->runs[i];
+    bool image = !(r->key & ATLAS) && r->key != TY_RENDER_TEXTURE_WHITE;
+    ty_program *prog = image ? p->image : p->flat;
+    if (prog != current) ty_gl_use_program(dev, prog->gl), current = prog;
     ty_gl_texture tex = r->key & ATLAS ? d.pages[r->key & ~ATLAS] : ty_render_texture_gl(R, r->key);
     ty_gl_bind_texture(dev, 0, tex, smp);
     ty_gl_draw_indexed(dev, TY_GL_TRIANGLES, r->first * 6, r->count * 6, 1, 0, 0);
@@ -302,8 +305,9 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);
   if (d.q.quads && F->backbuffer.id && dev) {
-    ty_program *prog = ty_render_program(R, "draw/draw2d.vert", "ui/ui.frag", NULL);
-    if (!prog) {
+    ty_program *flat = ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", NULL);
+    ty_program *image = flat ? ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", "#define IMAGE 1\n") : NULL;
+    if (!image) {
       char msg[2048];
       snprintf(msg, sizeof msg, "%s", ty_render_error(R));
       ty_render_fail(R, "render_feature_disabled", "tycho.draw: %s", msg);
@@ -316,7 +320,7 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
       ty_render_add_pass(R, F,
                          &(rg_pass_desc){.name = "Draw2D", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
                                          .writes = &rw, .write_count = 1, .side_effect = true},
-                         draw_execute, &(draw_pass){.prog = prog, .out = F->backbuffer}, sizeof(draw_pass));
+                         draw_execute, &(draw_pass){.flat = flat, .image = image, .out = F->backbuffer}, sizeof(draw_pass));
     }
   }
 #endif
