@@ -85,22 +85,22 @@ static int font_get_width(lua_State *L) {
 }
 
 static int font_get_height(lua_State *L) {
-  lua_pushnumber(L, ty_font_height(ty_check_font(L, 1)));
+  lua_pushinteger(L, (lua_Integer)ty_font_height(ty_check_font(L, 1))); /* whole pixels */
   return 1;
 }
 
 static int font_get_ascent(lua_State *L) {
-  lua_pushnumber(L, ty_font_ascent(ty_check_font(L, 1)));
+  lua_pushinteger(L, (lua_Integer)ty_font_ascent(ty_check_font(L, 1)));
   return 1;
 }
 
 static int font_get_descent(lua_State *L) {
-  lua_pushnumber(L, ty_font_descent(ty_check_font(L, 1)));
+  lua_pushinteger(L, (lua_Integer)ty_font_descent(ty_check_font(L, 1)));
   return 1;
 }
 
 static int font_get_size(lua_State *L) {
-  lua_pushnumber(L, ty_font_size(ty_check_font(L, 1)));
+  lua_pushinteger(L, (lua_Integer)ty_font_size(ty_check_font(L, 1)));
   return 1;
 }
 

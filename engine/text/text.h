@@ -31,7 +31,7 @@ ty_font *ty_font_load(const char *path, float size, char *err, size_t err_size);
 void ty_font_destroy(ty_font *f);
 
 float ty_font_size(const ty_font *f);
-/* Pixels: the line's height (what consecutive lines advance by), above and below the
+/* Whole pixels: the line's height (what consecutive lines advance by), above and below the
  * baseline (descent is positive, below it). */
 float ty_font_height(const ty_font *f);
 float ty_font_ascent(const ty_font *f);
