@@ -1,10 +1,11 @@
 /* bindings/lua_draw.c: tycho.draw, the Lua face of engine/render/draw2d.h: text, rect,
- * circle, line, image, queued, clear, and _addPasses (the engine's call, after every
- * feature's passes, that draws and empties the queue). Arguments are checked even headless,
+ * circle, line, image, queued, clear, and for the engine: _addPasses (after every
+ * feature's passes: draws and empties the queue) and _world (the Text component's text). Arguments are checked even headless,
  * where the queue itself drops every call. */
 #include <string.h>
 
 #include "lua_render.h" /* Required for: ty_lua_renderer */
+#include "lua_scene.h"  /* Required for: ty_check_gameobject, ty_lua_world_matrix */
 #include "lua_text.h"
 #include "render/draw2d.h"
 
@@ -130,6 +131,30 @@ static int draw_image(lua_State *L) {
   return 0;
 }
 
+static ty_draw_align check_align(lua_State *L, int idx) {
+  static const char *const aligns[] = {"left", "center", "right", NULL};
+  return (ty_draw_align)luaL_checkoption(L, idx, "left", aligns);
+}
+
+/* tycho.draw._world(gameObject, text, font, color, align, width, pixelsPerUnit): the Text
+ * component's call, once a rendered frame (scripts/tycho/text.lua). */
+static int draw_world(lua_State *L) {
+  ty_id id = ty_check_gameobject(L, 1);
+  size_t len;
+  const char *s = luaL_checklstring(L, 2, &len);
+  ty_font *font = ty_check_font(L, 3);
+  float c[4];
+  opt_color(L, 4, c);
+  ty_draw_align align = check_align(L, 5);
+  float width = (float)luaL_optnumber(L, 6, 0), ppu = (float)luaL_checknumber(L, 7);
+  luaL_argcheck(L, width >= 0, 6, "width must not be negative");
+  luaL_argcheck(L, ppu > 0, 7, "pixelsPerUnit must be positive");
+  ty_renderer *R = ty_lua_renderer(L);
+  if (!ty_render_device(R)) return 0;
+  ty_draw_world_text(R, font, s, len, ty_lua_world_matrix(L, id), c, align, width, ppu);
+  return 0;
+}
+
 /* tycho.draw.queued() -> quads, draws: what the next frame will draw */
 static int draw_queued(lua_State *L) {
   uint32_t runs;
@@ -160,6 +185,7 @@ void ty_open_draw(lua_State *L) {
   static const luaL_Reg fns[] = {{"text", draw_text},       {"rect", draw_rect},   {"circle", draw_circle},
                                  {"line", draw_line},       {"image", draw_image}, {"queued", draw_queued},
                                  {"clear", draw_clear},     {"_addPasses", draw_add_passes},
+                                 {"_world", draw_world},
                                  {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "draw");

@@ -29,8 +29,25 @@ typedef struct dqueue {
 
 /* One queue per process, as the UI layer's; `drawn` is the queue handed to this frame's
  * pass (the two swap, so a frame's vertices are never copied). */
+/* A world text: its quads in the world list and where its origin is (for sorting). */
+typedef struct wtext {
+  uint32_t first, count;
+  float origin[3];
+} wtext;
+
+typedef struct wquad {
+  float p[4][3];
+  float uv[4]; /* u0, v0, u1, v1 */
+  uint32_t page;
+  uint8_t rgba[4];
+} wquad;
+
 static struct {
-  dqueue q, drawn;
+  dqueue q, drawn, spare; /* spare: the 2D queue's place while world text goes first */
+  wtext *texts;
+  uint32_t text_count, text_cap;
+  wquad *wquads;
+  uint32_t wquad_count, wquad_cap;
   bool dropped_logged;
 #if TYCHO_WITH_GL
   ty_gl_device *dev;
@@ -148,29 +165,51 @@ void ty_draw_image(ty_renderer *R, uint32_t texture, float x, float y, const flo
   quad(v, xy, (const float[8]){u0, v0, u1, v0, u1, v1, u0, v1}, c);
 }
 
-/* Queues one laid-out line, shifted by dx. */
-static void text_line(ty_renderer *R, ty_font *font, const char *s, size_t len, float x, float y, const uint8_t c[4]) {
+/* Where laid-out glyphs go: the 2D queue, or a world text's quads. */
+typedef struct sink {
+  ty_renderer *R;
+  uint8_t c[4];
+  const float *world; /* NULL: the 2D queue */
+  float unit;         /* world units per pixel */
+} sink;
+
+static void put_glyphs(sink *k, const ty_text_quad *tq, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    const ty_text_quad *g = &tq[i];
+    if (k->world) {
+      if (d.wquad_count >= TY_DRAW_MAX_QUADS) return;
+      TY_GROW(d.wquads, d.wquad_cap, d.wquad_count + 1);
+      wquad *w = &d.wquads[d.wquad_count++];
+      const float xs[4] = {g->x0, g->x1, g->x1, g->x0}, ys[4] = {g->y0, g->y0, g->y1, g->y1};
+      for (int c = 0; c < 4; c++) {
+        float lx = xs[c] * k->unit, ly = -ys[c] * k->unit; /* text y runs down the object's -Y */
+        for (int r = 0; r < 3; r++) w->p[c][r] = k->world[r] * lx + k->world[4 + r] * ly + k->world[12 + r];
+      }
+      w->uv[0] = g->u0, w->uv[1] = g->v0, w->uv[2] = g->u1, w->uv[3] = g->v1;
+      w->page = g->page;
+      memcpy(w->rgba, k->c, 4);
+      continue;
+    }
+    dvertex *v = reserve(k->R, ATLAS | g->page, 1);
+    if (!v) return;
+    quad(v, (const float[8]){g->x0, g->y0, g->x1, g->y0, g->x1, g->y1, g->x0, g->y1},
+         (const float[8]){g->u0, g->v0, g->u1, g->v0, g->u1, g->v1, g->u0, g->v1}, k->c);
+  }
+}
+
+static void text_line(sink *k, ty_font *font, const char *s, size_t len, float x, float y) {
   const ty_text_quad *tq;
   uint32_t n = ty_font_layout(font, s, len, x, y, &tq, NULL);
-  for (uint32_t i = 0; i < n; i++) {
-    dvertex *v = reserve(R, ATLAS | tq[i].page, 1);
-    if (!v) return;
-    const ty_text_quad *g = &tq[i];
-    quad(v, (const float[8]){g->x0, g->y0, g->x1, g->y0, g->x1, g->y1, g->x0, g->y1},
-         (const float[8]){g->u0, g->v0, g->u1, g->v0, g->u1, g->v1, g->u0, g->v1}, c);
-  }
+  put_glyphs(k, tq, n);
 }
 
 static float aligned(float x, float box, float w, ty_draw_align align) {
   return align == TY_ALIGN_CENTER ? x + (box - w) * 0.5f : align == TY_ALIGN_RIGHT ? x + box - w : x;
 }
 
-void ty_draw_text(ty_renderer *R, ty_font *font, const char *s, size_t len, float x, float y, const float rgba[4],
-                  ty_draw_align align, float width) {
-  TY_ASSERT(font && (s || !len));
-  if (!ty_render_device(R)) return;
-  uint8_t c[4];
-  to_bytes(rgba, c);
+/* Lays text out in a box whose top-left is (x, y) (see ty_draw_text) into k. */
+static void layout_text(sink *k, ty_font *font, const char *s, size_t len, float x, float y, ty_draw_align align,
+                        float width) {
   float lh = ty_font_height(font);
   if (width > 0) {
     const ty_text_line *lines;
@@ -180,7 +219,7 @@ void ty_draw_text(ty_renderer *R, ty_font *font, const char *s, size_t len, floa
     TY_ASSERT(copy);
     memcpy(copy, lines, n * sizeof *copy);
     for (uint32_t i = 0; i < n; i++)
-      text_line(R, font, s + copy[i].start, copy[i].len, aligned(x, width, copy[i].width, align), y + lh * (float)i, c);
+      text_line(k, font, s + copy[i].start, copy[i].len, aligned(x, width, copy[i].width, align), y + lh * (float)i);
     if (n > 64) TY_FREE(copy);
     return;
   }
@@ -189,10 +228,35 @@ void ty_draw_text(ty_renderer *R, ty_font *font, const char *s, size_t len, floa
     const char *nl = memchr(s + at, '\n', len - at);
     size_t end = nl ? (size_t)(nl - s) : len;
     float lx = align == TY_ALIGN_LEFT ? x : aligned(x, box, ty_font_width(font, s + at, end - at), align);
-    text_line(R, font, s + at, end - at, lx, y + lh * (float)row, c);
+    text_line(k, font, s + at, end - at, lx, y + lh * (float)row);
     if (!nl) break;
     at = end + 1;
   }
+}
+
+void ty_draw_text(ty_renderer *R, ty_font *font, const char *s, size_t len, float x, float y, const float rgba[4],
+                  ty_draw_align align, float width) {
+  TY_ASSERT(font && (s || !len));
+  if (!ty_render_device(R)) return;
+  sink k = {.R = R};
+  to_bytes(rgba, k.c);
+  layout_text(&k, font, s, len, x, y, align, width);
+}
+
+void ty_draw_world_text(ty_renderer *R, ty_font *font, const char *s, size_t len, const float world[16],
+                        const float rgba[4], ty_draw_align align, float width, float pixels_per_unit) {
+  TY_ASSERT(font && (s || !len) && world);
+  if (!ty_render_device(R) || !(pixels_per_unit > 0)) return;
+  sink k = {.R = R, .world = world, .unit = 1.0f / pixels_per_unit};
+  to_bytes(rgba, k.c);
+  float box = width > 0 ? width : ty_font_width(font, s, len);
+  TY_GROW(d.texts, d.text_cap, d.text_count + 1);
+  wtext *t = &d.texts[d.text_count++];
+  *t = (wtext){.first = d.wquad_count, .origin = {world[12], world[13], world[14]}};
+  float left = align == TY_ALIGN_CENTER ? -box * 0.5f : align == TY_ALIGN_RIGHT ? -box : 0;
+  layout_text(&k, font, s, len, left, 0, align, width);
+  t = &d.texts[d.text_count - 1];
+  t->count = d.wquad_count - t->first;
 }
 
 uint32_t ty_draw_queued(const ty_renderer *R, uint32_t *runs) {
@@ -204,6 +268,57 @@ uint32_t ty_draw_queued(const ty_renderer *R, uint32_t *runs) {
 void ty_draw_clear(ty_renderer *R) {
   (void)R;
   d.q.quads = d.q.run_count = 0;
+  d.text_count = d.wquad_count = 0;
+}
+
+/* ---- world text: sorted and projected once the frame's camera is known ---------------- */
+
+static const float *sort_view;
+
+static float view_depth(const float v[16], const float p[3]) { return v[2] * p[0] + v[6] * p[1] + v[10] * p[2] + v[14]; }
+
+/* The farthest first: view-space z is negative in front of the camera. */
+static int farther_first(const void *a, const void *b) {
+  float za = view_depth(sort_view, ((const wtext *)a)->origin), zb = view_depth(sort_view, ((const wtext *)b)->origin);
+  return za < zb ? -1 : za > zb;
+}
+
+static bool project(const float vp[16], const float p[3], float w, float h, float out[2]) {
+  float cx = vp[0] * p[0] + vp[4] * p[1] + vp[8] * p[2] + vp[12];
+  float cy = vp[1] * p[0] + vp[5] * p[1] + vp[9] * p[2] + vp[13];
+  float cw = vp[3] * p[0] + vp[7] * p[1] + vp[11] * p[2] + vp[15];
+  if (!(cw > 1e-6f)) return false; /* behind the camera */
+  out[0] = (cx / cw * 0.5f + 0.5f) * w, out[1] = (0.5f - cy / cw * 0.5f) * h;
+  return true;
+}
+
+/* Puts this frame's world text, projected and sorted, in the queue ahead of the 2D calls. */
+static void queue_world_text(ty_renderer *R, const ty_frame *F) {
+  if (!d.text_count) return;
+  dqueue flat = d.q;
+  d.q = d.spare, d.q.quads = d.q.run_count = 0;
+  sort_view = F->view;
+  qsort(d.texts, d.text_count, sizeof *d.texts, farther_first);
+  float W = (float)F->width, H = (float)F->height;
+  for (uint32_t t = 0; t < d.text_count; t++) {
+    for (uint32_t i = d.texts[t].first; i < d.texts[t].first + d.texts[t].count; i++) {
+      const wquad *w = &d.wquads[i];
+      float xy[8];
+      bool seen = true;
+      for (int c = 0; c < 4 && seen; c++) seen = project(F->view_proj, w->p[c], W, H, xy + 2 * c);
+      dvertex *v = seen ? reserve(R, ATLAS | w->page, 1) : NULL;
+      if (v)
+        quad(v, xy, (const float[8]){w->uv[0], w->uv[1], w->uv[2], w->uv[1], w->uv[2], w->uv[3], w->uv[0], w->uv[3]},
+             w->rgba);
+    }
+  }
+  for (uint32_t r = 0; r < flat.run_count; r++) {
+    dvertex *v = reserve(R, flat.runs[r].key, flat.runs[r].count);
+    if (!v) break;
+    memcpy(v, flat.verts + (size_t)flat.runs[r].first * 4, (size_t)flat.runs[r].count * 4 * sizeof *v);
+  }
+  d.spare = flat;
+  d.text_count = d.wquad_count = 0;
 }
 
 #if TYCHO_WITH_GL
@@ -304,6 +419,7 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   ty_text_next_frame();
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);
+  if (F->backbuffer.id && dev) queue_world_text(R, F);
   if (d.q.quads && F->backbuffer.id && dev) {
     ty_program *flat = ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", NULL);
     ty_program *image = flat ? ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", "#define IMAGE 1\n") : NULL;
@@ -324,6 +440,6 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
     }
   }
 #endif
-  d.q.quads = d.q.run_count = 0;
+  ty_draw_clear(R);
   return ok;
 }

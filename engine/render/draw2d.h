@@ -36,6 +36,14 @@ void ty_draw_image(ty_renderer *R, uint32_t texture, float x, float y, const flo
 void ty_draw_text(ty_renderer *R, ty_font *font, const char *text, size_t len, float x, float y,
                   const float rgba[4], ty_draw_align align, float width);
 
+/* World text (the Text component): laid out in the font's pixels and placed by world (a
+ * column-major 4x4 matrix), one pixel 1 / pixels_per_unit units, lines running down the
+ * object's -Y; the object's origin is the top of the text's box, at its left, centre or
+ * right edge per align. The next frame projects it with its camera and draws every world
+ * text back to front (not depth-tested: over the scene) before the 2D queue. */
+void ty_draw_world_text(ty_renderer *R, ty_font *font, const char *text, size_t len, const float world[16],
+                        const float rgba[4], ty_draw_align align, float width, float pixels_per_unit);
+
 /* Quads and draws (texture runs) queued now. */
 uint32_t ty_draw_queued(const ty_renderer *R, uint32_t *runs);
 /* Drops the queue undrawn. */

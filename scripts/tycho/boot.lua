@@ -4,5 +4,6 @@ require("tycho.errors") -- before any scene raises: the default report of caught
 require("tycho.component")
 require("tycho.prefab")
 require("tycho.render")
+require("tycho.text") -- tycho.Text: after tycho.render, with tycho.font and tycho.draw open
 require("tycho.audio")
 require("tycho.physics")
