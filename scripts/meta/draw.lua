@@ -1,5 +1,5 @@
 ---@meta tycho.draw
--- scripts/meta/draw.lua: LuaLS annotations for tycho.font, Font and tycho.draw
+-- scripts/meta/draw.lua: LuaLS annotations for tycho.font, Font, tycho.draw and tycho.Text
 -- (bindings/lua_text.c and bindings/lua_draw.c over engine/text/text.h and
 -- engine/render/draw2d.h). Never loaded at run time; scripts/docs/reference.md lists them
 -- under "2D drawing and text", scripts/docs/draw.md tells the story.
@@ -64,6 +64,28 @@ function tycho.font.default(size) end
 
 ---@return tycho.FontStats
 function tycho.font.stats() end
+
+---Text on a GameObject, projected by the frame's camera and drawn over the scene, back to front.
+---@class tycho.Text: tycho.Component
+---@field text string|number
+---@field font tycho.Font default tycho.font.default(16)
+---@field color? tycho.Color
+---@field align "left"|"center"|"right" where the object's origin sits on the box's top edge
+---@field width number > 0: wraps to this many font pixels
+---@field pixelsPerUnit? number font pixels per world unit; nil: the font's size
+tycho.Text = {}
+
+---@class tycho.TextOptions
+---@field text string|number
+---@field font? tycho.Font
+---@field color? tycho.Color
+---@field align? "left"|"center"|"right"
+---@field width? number
+---@field pixelsPerUnit? number
+
+---@param opts tycho.TextOptions
+---@return tycho.Text
+function tycho.Text.new(opts) end
 
 ---@alias tycho.DrawMode "fill"|"line"
 ---@alias tycho.Color number[] {r, g, b [, a]} in 0..1, sRGB as given
