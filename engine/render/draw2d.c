@@ -190,10 +190,15 @@ static void put_glyphs(sink *k, const ty_text_quad *tq, uint32_t n) {
       memcpy(w->rgba, k->c, 4);
       continue;
     }
-    dvertex *v = reserve(k->R, ATLAS | g->page, 1);
+    /* The glyphs from here on that share this one's page: one reservation. */
+    uint32_t run = 1;
+    while (i + run < n && tq[i + run].page == g->page) run++;
+    dvertex *v = reserve(k->R, ATLAS | g->page, run);
     if (!v) return;
-    quad(v, (const float[8]){g->x0, g->y0, g->x1, g->y0, g->x1, g->y1, g->x0, g->y1},
-         (const float[8]){g->u0, g->v0, g->u1, g->v0, g->u1, g->v1, g->u0, g->v1}, k->c);
+    for (uint32_t j = 0; j < run; j++, g++)
+      quad(v + 4 * j, (const float[8]){g->x0, g->y0, g->x1, g->y0, g->x1, g->y1, g->x0, g->y1},
+           (const float[8]){g->u0, g->v0, g->u1, g->v0, g->u1, g->v1, g->u0, g->v1}, k->c);
+    i += run - 1;
   }
 }
 

@@ -20,10 +20,9 @@ struct ty_font {
   float size, ascent, descent, height;
 };
 
-/* What every font shares: one FreeType library, one shaping buffer, scratch arrays. */
+/* What every font shares: one FreeType library, scratch arrays. */
 static struct {
   FT_Library ft;
-  hb_buffer_t *buf;
   uint32_t next_id;
   ty_text_quad *quads;
   uint32_t quad_cap;
@@ -106,25 +105,15 @@ float ty_font_height(const ty_font *f) { return f->height; }
 float ty_font_ascent(const ty_font *f) { return f->ascent; }
 float ty_font_descent(const ty_font *f) { return f->descent; }
 
-/* Shapes one line; returns the glyph count, infos and positions in the shared buffer. */
-static uint32_t shape(ty_font *f, const char *s, size_t len, hb_glyph_info_t **info, hb_glyph_position_t **pos) {
-  if (!text.buf) text.buf = hb_buffer_create();
-  hb_buffer_clear_contents(text.buf);
-  hb_buffer_add_utf8(text.buf, s, (int)len, 0, (int)len);
-  hb_buffer_guess_segment_properties(text.buf);
-  hb_shape(f->hb, text.buf, NULL, 0);
-  unsigned n = 0;
-  *info = hb_buffer_get_glyph_infos(text.buf, &n);
-  *pos = hb_buffer_get_glyph_positions(text.buf, NULL);
-  return n;
+static uint32_t shape(ty_font *f, const char *s, size_t len, const ty_shaped_glyph **g) {
+  return ty_shape(f->id, f->hb, s, len, g);
 }
 
 static float line_width(ty_font *f, const char *s, size_t len) {
-  hb_glyph_info_t *info;
-  hb_glyph_position_t *pos;
-  uint32_t n = shape(f, s, len, &info, &pos);
+  const ty_shaped_glyph *g;
+  uint32_t n = shape(f, s, len, &g);
   int32_t w = 0;
-  for (uint32_t i = 0; i < n; i++) w += pos[i].x_advance;
+  for (uint32_t i = 0; i < n; i++) w += g[i].advance;
   return (float)w / 64.0f;
 }
 
@@ -150,24 +139,23 @@ static void push_line(uint32_t *count, size_t start, size_t len, float width) {
 static void wrap_paragraph(ty_font *f, const char *s, size_t a, size_t b, float width, uint32_t *count) {
   int32_t limit = (int32_t)lroundf(width * 64.0f);
   while (a < b) {
-    hb_glyph_info_t *info;
-    hb_glyph_position_t *pos;
-    uint32_t n = shape(f, s + a, b - a, &info, &pos);
+    const ty_shaped_glyph *g;
+    uint32_t n = shape(f, s + a, b - a, &g);
     /* Clusters are byte offsets from a, rising with the glyphs (a left-to-right run). */
     int32_t pen = 0;
     size_t cut = b - a, space = 0; /* cut: where this line ends; space: the last break after a word */
     bool word = false;
     for (uint32_t i = 0; i < n; i++) {
-      size_t c = info[i].cluster;
+      size_t c = g[i].cluster;
       if (s[a + c] == ' ') {
         if (word) space = c;
-      } else if (pen + pos[i].x_advance > limit && c > 0) {
+      } else if (pen + g[i].advance > limit && c > 0) {
         cut = space ? space : c;
         break;
       } else {
         word = true;
       }
-      pen += pos[i].x_advance;
+      pen += g[i].advance;
     }
     size_t end = a + cut;
     while (end > a && s[end - 1] == ' ') end--; /* spaces at a break belong to no line */
@@ -218,27 +206,26 @@ static bool rasterise(void *font, uint32_t gid, ty_glyph_bitmap *bm) {
 uint32_t ty_font_layout(ty_font *f, const char *s, size_t len, float x, float y, const ty_text_quad **quads,
                         float *width) {
   TY_ASSERT(f && (s || !len) && quads);
-  hb_glyph_info_t *info;
-  hb_glyph_position_t *pos;
-  uint32_t n = shape(f, s, len, &info, &pos);
+  const ty_shaped_glyph *sg;
+  uint32_t n = shape(f, s, len, &sg);
   TY_GROW(text.quads, text.quad_cap, n + 1);
   const float inv = 1.0f / (float)TY_TEXT_PAGE_SIZE;
   float ox = roundf(x), baseline = roundf(y) + f->ascent;
   int32_t pen = 0;
   uint32_t count = 0;
   for (uint32_t i = 0; i < n; i++) {
-    uint32_t gid = info[i].codepoint;
-    const char c = s[info[i].cluster];
+    uint32_t gid = sg[i].gid;
+    const char c = s[sg[i].cluster];
     if (c != '\n' && c != '\r') {
       const ty_atlas_glyph *g = ty_atlas_glyph_get(f->id, gid, rasterise, f);
       if (g && g->w) {
-        float gx = ox + roundf((float)(pen + pos[i].x_offset) / 64.0f) + (float)g->left;
-        float gy = baseline - roundf((float)pos[i].y_offset / 64.0f) - (float)g->top;
+        float gx = ox + roundf((float)(pen + sg[i].x_offset) / 64.0f) + (float)g->left;
+        float gy = baseline - roundf((float)sg[i].y_offset / 64.0f) - (float)g->top;
         text.quads[count++] = (ty_text_quad){gx, gy, gx + g->w, gy + g->h, g->x * inv, g->y * inv,
                                              (g->x + g->w) * inv, (g->y + g->h) * inv, g->page};
       }
     }
-    pen += pos[i].x_advance;
+    pen += sg[i].advance;
   }
   *quads = text.quads;
   if (width) *width = (float)pen / 64.0f;
