@@ -135,15 +135,27 @@ static void push_line(uint32_t *count, size_t start, size_t len, float width) {
   text.lines[(*count)++] = (ty_text_line){start, len, width};
 }
 
+/* How much of s[a, b) to shape to find one line's end: a window that doubles until the
+ * line ends inside it (or it reaches b), so a long paragraph costs about its length, not
+ * its length times its lines. Ends on a character boundary. */
+static size_t window(const char *s, size_t a, size_t b, size_t want) {
+  if (b - a <= want) return b;
+  size_t end = a + want;
+  while (end > a + 1 && ((uint8_t)s[end] & 0xC0) == 0x80) end--;
+  return end;
+}
+
 /* Wraps the paragraph s[a, b) (no '\n'), appending its lines. */
 static void wrap_paragraph(ty_font *f, const char *s, size_t a, size_t b, float width, uint32_t *count) {
   int32_t limit = (int32_t)lroundf(width * 64.0f);
+  size_t want = 256;
   while (a < b) {
+    size_t e = window(s, a, b, want);
     const ty_shaped_glyph *g;
-    uint32_t n = shape(f, s + a, b - a, &g);
+    uint32_t n = shape(f, s + a, e - a, &g);
     /* Clusters are byte offsets from a, rising with the glyphs (a left-to-right run). */
     int32_t pen = 0;
-    size_t cut = b - a, space = 0; /* cut: where this line ends; space: the last break after a word */
+    size_t cut = 0, space = 0; /* cut: where this line ends (0: past the window); space: the last break after a word */
     bool word = false;
     for (uint32_t i = 0; i < n; i++) {
       size_t c = g[i].cluster;
@@ -156,6 +168,13 @@ static void wrap_paragraph(ty_font *f, const char *s, size_t a, size_t b, float 
         word = true;
       }
       pen += g[i].advance;
+    }
+    if (!cut) {
+      if (e < b) { /* the line goes on past the window: look further */
+        want *= 2;
+        continue;
+      }
+      cut = b - a;
     }
     size_t end = a + cut;
     while (end > a && s[end - 1] == ' ') end--; /* spaces at a break belong to no line */

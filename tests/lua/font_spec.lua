@@ -117,6 +117,19 @@ describe("tycho.font", function()
       assert.equals(1, #f:wrap(text, f:getWidth(text)))
     end)
 
+    it("wraps a long paragraph whole, a line at a time", function()
+      local words = {}
+      for i = 1, 20000 do words[i] = "w" .. i end
+      local long = table.concat(words, " ")
+      local t0 = tycho.now()
+      local lines = f:wrap(long, 200)
+      -- Shaping the rest of the paragraph for every line would take seconds here.
+      assert.is_true(tycho.now() - t0 < 2, "wrap took " .. (tycho.now() - t0) .. " s")
+      assert.is_true(#lines > 500)
+      assert.equals(long, table.concat(lines, " "))
+      for i = 1, #lines, 97 do assert.is_true(f:getWidth(lines[i]) <= 200) end
+    end)
+
     it("breaks at newlines, keeping empty lines", function()
       local lines = f:wrap("one\n\ntwo", 1000)
       assert.same({ "one", "", "two" }, lines)
