@@ -13,8 +13,11 @@ typedef struct dvertex {
   uint8_t rgba[4];
 } dvertex; /* 20 bytes */
 
-/* A texture key: a renderer texture id, or ATLAS | a glyph atlas page. */
+/* A texture key: a renderer texture id, or ATLAS | a glyph atlas page, SMOOTH when its
+ * glyphs are scaled (world text): screen text and shapes sit on whole pixels, texel for
+ * pixel, so they sample nearest (a quarter of the fetches, the same pixels). */
 #define ATLAS 0x80000000u
+#define SMOOTH 0x40000000u
 
 typedef struct drun {
   uint32_t key, first, count; /* quads */
@@ -311,7 +314,7 @@ static void queue_world_text(ty_renderer *R, const ty_frame *F) {
       float xy[8];
       bool seen = true;
       for (int c = 0; c < 4 && seen; c++) seen = project(F->view_proj, w->p[c], W, H, xy + 2 * c);
-      dvertex *v = seen ? reserve(R, ATLAS | w->page, 1) : NULL;
+      dvertex *v = seen ? reserve(R, ATLAS | SMOOTH | w->page, 1) : NULL;
       if (v)
         quad(v, xy, (const float[8]){w->uv[0], w->uv[1], w->uv[2], w->uv[1], w->uv[2], w->uv[3], w->uv[0], w->uv[3]},
              w->rgba);
@@ -401,15 +404,17 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
   ty_render_bind_frame(R, F);
   ty_gl_bind_vertex_array(dev, d.va);
-  ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   ty_program *current = NULL;
   for (uint32_t i = 0; i < q->run_count; i++) {
     const drun *r = &q->runs[i];
     bool image = !(r->key & ATLAS) && r->key != TY_RENDER_TEXTURE_WHITE;
     ty_program *prog = image ? p->image : p->flat;
     if (prog != current) ty_gl_use_program(dev, prog->gl), current = prog;
-    ty_gl_texture tex = r->key & ATLAS ? d.pages[r->key & ~ATLAS] : ty_render_texture_gl(R, r->key);
-    ty_gl_bind_texture(dev, 0, tex, smp);
+    ty_gl_texture tex = r->key & ATLAS ? d.pages[r->key & ~(ATLAS | SMOOTH)] : ty_render_texture_gl(R, r->key);
+    bool smooth = image || (r->key & SMOOTH);
+    ty_gl_bind_texture(dev, 0, tex, smooth ? linear : nearest);
     ty_gl_draw_indexed(dev, TY_GL_TRIANGLES, r->first * 6, r->count * 6, 1, 0, 0);
     ty_render_stats_mut(R)->draw_calls++;
   }
