@@ -1,37 +1,18 @@
-/* engine/render/draw2d.c: the tycho.draw queue of draw2d.h and the pass that draws it:
- * quads of four vertices in pixels, drawn through one index buffer (0 1 2, 0 2 3 per
- * quad) in runs of one texture, over the backbuffer with alpha blending. */
-#include "draw2d.h"
-
+/* engine/render/draw2d.c: the tycho.draw queue of draw2d.h: shapes, images and laid-out
+ * text become quads in runs of one texture; world text waits for the frame's camera.
+ * draw2d_pass.c draws what ty_draw2d_take hands it. */
 #include <math.h>
 #include <string.h>
 
+#include "draw2d_internal.h"
 #include "render_internal.h"
 
-typedef struct dvertex {
-  float x, y, u, v;
-  uint8_t rgba[4];
-} dvertex; /* 20 bytes */
+typedef ty_draw2d_vertex dvertex;
+typedef ty_draw2d_run drun;
+typedef ty_draw2d_queue dqueue;
+#define ATLAS TY_DRAW2D_ATLAS
+#define SMOOTH TY_DRAW2D_SMOOTH
 
-/* A texture key: a renderer texture id, or ATLAS | a glyph atlas page, SMOOTH when its
- * glyphs are scaled (world text): screen text and shapes sit on whole pixels, texel for
- * pixel, so they sample nearest (a quarter of the fetches, the same pixels). */
-#define ATLAS 0x80000000u
-#define SMOOTH 0x40000000u
-
-typedef struct drun {
-  uint32_t key, first, count; /* quads */
-} drun;
-
-typedef struct dqueue {
-  dvertex *verts;
-  uint32_t quads, cap; /* cap in vertices */
-  drun *runs;
-  uint32_t run_count, run_cap;
-} dqueue;
-
-/* One queue per process, as the UI layer's; `drawn` is the queue handed to this frame's
- * pass (the two swap, so a frame's vertices are never copied). */
 /* A world text: its quads in the world list and where its origin is (for sorting). */
 typedef struct wtext {
   uint32_t first, count;
@@ -45,6 +26,8 @@ typedef struct wquad {
   uint8_t rgba[4];
 } wquad;
 
+/* One queue per process, as the UI layer's; `drawn` is the queue handed to this frame's
+ * pass (the two swap, so a frame's vertices are never copied). */
 static struct {
   dqueue q, drawn, spare; /* spare: the 2D queue's place while world text goes first */
   wtext *texts;
@@ -52,15 +35,6 @@ static struct {
   wquad *wquads;
   uint32_t wquad_count, wquad_cap;
   bool dropped_logged;
-#if TYCHO_WITH_GL
-  ty_gl_device *dev;
-  ty_gl_buffer vbo, ibo;
-  ty_gl_vertex_array va;
-  uint32_t gpu_quads;
-  ty_gl_texture pages[TY_TEXT_MAX_PAGES];
-  uint8_t *scratch;
-  uint32_t scratch_cap;
-#endif
 } d;
 
 static void to_bytes(const float c[4], uint8_t out[4]) {
@@ -329,127 +303,11 @@ static void queue_world_text(ty_renderer *R, const ty_frame *F) {
   d.text_count = d.wquad_count = 0;
 }
 
-#if TYCHO_WITH_GL
-typedef struct draw_pass {
-  ty_program *flat, *image; /* glyphs and shapes; images (sRGB textures) */
-  rg_resource out;
-} draw_pass;
-
-/* Makes, or refreshes from the atlas, the GL texture of each glyph page. */
-static void sync_pages(ty_gl_device *dev) {
-  for (uint32_t p = 0; p < ty_text_page_count(); p++) {
-    uint32_t r[4];
-    bool dirty = ty_text_page_take_dirty(p, r);
-    if (!d.pages[p].id) {
-      d.pages[p] = ty_gl_make_texture(dev, &(ty_gl_texture_desc){.width = TY_TEXT_PAGE_SIZE,
-                                                                 .height = TY_TEXT_PAGE_SIZE,
-                                                                 .data = ty_text_page_pixels(p),
-                                                                 .label = "glyph atlas"});
-      continue;
-    }
-    if (!dirty) continue;
-    /* The changed rectangle, its rows packed together as the upload wants them. */
-    TY_GROW(d.scratch, d.scratch_cap, r[2] * r[3] * 4);
-    const uint8_t *px = ty_text_page_pixels(p);
-    for (uint32_t y = 0; y < r[3]; y++)
-      memcpy(d.scratch + (size_t)y * r[2] * 4, px + ((size_t)(r[1] + y) * TY_TEXT_PAGE_SIZE + r[0]) * 4, r[2] * 4);
-    ty_gl_update_texture(dev, d.pages[p],
-                         &(ty_gl_texture_region){.x = r[0], .y = r[1], .width = r[2], .height = r[3]}, d.scratch);
-  }
-}
-
-static void forget_gpu(void) {
-  d.dev = NULL, d.va.id = 0, d.vbo.id = 0, d.ibo.id = 0, d.gpu_quads = 0;
-  memset(d.pages, 0, sizeof d.pages);
-}
-
-static bool ensure_buffers(ty_gl_device *dev, uint32_t quads) {
-  if (quads <= d.gpu_quads && d.va.id) return true;
-  if (d.va.id) ty_gl_destroy_vertex_array(dev, d.va);
-  if (d.vbo.id) ty_gl_destroy_buffer(dev, d.vbo);
-  if (d.ibo.id) ty_gl_destroy_buffer(dev, d.ibo);
-  uint32_t cap = 1024;
-  while (cap < quads) cap *= 2;
-  uint32_t *idx = TY_MALLOC((size_t)cap * 6 * sizeof *idx);
-  TY_ASSERT(idx);
-  for (uint32_t q = 0; q < cap; q++) {
-    static const uint32_t order[6] = {0, 1, 2, 0, 2, 3};
-    for (int k = 0; k < 6; k++) idx[q * 6 + k] = q * 4 + order[k];
-  }
-  d.ibo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 6 * sizeof *idx, .data = idx,
-                                                      .label = "draw2d indices"});
-  TY_FREE(idx);
-  d.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 4 * sizeof(dvertex),
-                                                      .flags = TY_GL_BUFFER_DYNAMIC, .label = "draw2d"});
-  ty_gl_vertex_array_desc vd = {.index_buffer = d.ibo, .label = "draw2d"};
-  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = d.vbo, .stride = sizeof(dvertex)};
-  vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(dvertex, x)};
-  vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(dvertex, u)};
-  vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(dvertex, rgba)};
-  d.va = ty_gl_make_vertex_array(dev, &vd);
-  d.gpu_quads = d.va.id ? cap : 0;
-  return d.va.id != 0;
-}
-
-static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
-  draw_pass *p = data;
-  dqueue *q = &d.drawn;
-  ty_gl_device *dev = ty_render_device(R);
-  if (!q->quads || !p->flat->gl.id || !p->image->gl.id) return;
-  if (d.dev != dev) forget_gpu(), d.dev = dev;
-  if (!ensure_buffers(dev, q->quads)) return;
-  sync_pages(dev);
-  ty_gl_update_buffer(dev, d.vbo, 0, q->verts, (size_t)q->quads * 4 * sizeof(dvertex));
-  ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
-  ty_render_set_state(R, &(ty_render_state_desc){.depth = TY_DEPTH_OFF, .blend = TY_BLEND_ALPHA, .cull = TY_CULL_NONE});
-  ty_render_bind_frame(R, F);
-  ty_gl_bind_vertex_array(dev, d.va);
-  ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
-  ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
-  ty_program *current = NULL;
-  for (uint32_t i = 0; i < q->run_count; i++) {
-    const drun *r = &q->runs[i];
-    bool image = !(r->key & ATLAS) && r->key != TY_RENDER_TEXTURE_WHITE;
-    ty_program *prog = image ? p->image : p->flat;
-    if (prog != current) ty_gl_use_program(dev, prog->gl), current = prog;
-    ty_gl_texture tex = r->key & ATLAS ? d.pages[r->key & ~(ATLAS | SMOOTH)] : ty_render_texture_gl(R, r->key);
-    bool smooth = image || (r->key & SMOOTH);
-    ty_gl_bind_texture(dev, 0, tex, smooth ? linear : nearest);
-    ty_gl_draw_indexed(dev, TY_GL_TRIANGLES, r->first * 6, r->count * 6, 1, 0, 0);
-    ty_render_stats_mut(R)->draw_calls++;
-  }
-  ty_render_set_state(R, NULL);
-}
-#endif
-
-bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
-  TY_ASSERT(R && F);
-  bool ok = true;
+const ty_draw2d_queue *ty_draw2d_take(ty_renderer *R, const ty_frame *F) {
   d.dropped_logged = false;
-  ty_text_next_frame();
-#if TYCHO_WITH_GL
-  ty_gl_device *dev = ty_render_device(R);
-  if (F->backbuffer.id && dev) queue_world_text(R, F);
-  if (d.q.quads && F->backbuffer.id && dev) {
-    ty_program *flat = ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", NULL);
-    ty_program *image = flat ? ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", "#define IMAGE 1\n") : NULL;
-    if (!image) {
-      char msg[2048];
-      snprintf(msg, sizeof msg, "%s", ty_render_error(R));
-      ty_render_fail(R, "render_feature_disabled", "tycho.draw: %s", msg);
-      ok = false;
-    } else {
-      dqueue t = d.drawn;
-      d.drawn = d.q, d.q = t;
-      rg_resource rw = F->backbuffer;
-      ty_render_mark_write(R, rw);
-      ty_render_add_pass(R, F,
-                         &(rg_pass_desc){.name = "Draw2D", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
-                                         .writes = &rw, .write_count = 1, .side_effect = true},
-                         draw_execute, &(draw_pass){.flat = flat, .image = image, .out = F->backbuffer}, sizeof(draw_pass));
-    }
-  }
-#endif
+  queue_world_text(R, F);
+  dqueue t = d.drawn;
+  d.drawn = d.q, d.q = t;
   ty_draw_clear(R);
-  return ok;
+  return &d.drawn;
 }
