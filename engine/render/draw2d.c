@@ -181,7 +181,7 @@ static void put_glyphs(sink *k, const ty_text_quad *tq, uint32_t n) {
 
 static void text_line(sink *k, ty_font *font, const char *s, size_t len, float x, float y) {
   const ty_text_quad *tq;
-  uint32_t n = ty_font_layout(font, s, len, x, y, &tq, NULL);
+  uint32_t n = k->world ? ty_font_layout_sdf(font, s, len, x, y, &tq, NULL) : ty_font_layout(font, s, len, x, y, &tq, NULL);
   put_glyphs(k, tq, n);
 }
 

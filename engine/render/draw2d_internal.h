@@ -11,9 +11,9 @@ typedef struct ty_draw2d_vertex {
 } ty_draw2d_vertex; /* 20 bytes */
 
 /* A texture key: a renderer texture id, or TY_DRAW2D_ATLAS | a glyph atlas page, with
- * TY_DRAW2D_SMOOTH when its glyphs are scaled (world text): screen text and shapes sit on
- * whole pixels, texel for pixel, so they sample nearest (a quarter of the fetches, the
- * same pixels). */
+ * TY_DRAW2D_SMOOTH for world text: scaled distance-field glyphs, sampled linearly and
+ * drawn by the SDF shader. Screen text and shapes sit on whole pixels, texel for pixel,
+ * so they sample nearest (a quarter of the fetches, the same pixels). */
 #define TY_DRAW2D_ATLAS 0x80000000u
 #define TY_DRAW2D_SMOOTH 0x40000000u
 

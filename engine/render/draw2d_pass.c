@@ -20,7 +20,7 @@ static struct {
 } gpu;
 
 typedef struct draw_pass {
-  ty_program *flat, *image; /* glyphs and shapes; images (sRGB textures) */
+  ty_program *flat, *image, *sdf; /* glyphs and shapes; images (sRGB textures); world text */
   rg_resource out;
   const ty_draw2d_queue *q;
 } draw_pass;
@@ -85,7 +85,7 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   draw_pass *p = data;
   const ty_draw2d_queue *q = p->q;
   ty_gl_device *dev = ty_render_device(R);
-  if (!q->quads || !p->flat->gl.id || !p->image->gl.id) return;
+  if (!q->quads || !p->flat->gl.id || !p->image->gl.id || !p->sdf->gl.id) return;
   if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
   if (!ensure_buffers(dev, q->quads)) return;
   sync_pages(dev);
@@ -100,7 +100,7 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   for (uint32_t i = 0; i < q->run_count; i++) {
     const ty_draw2d_run *r = &q->runs[i];
     bool image = !(r->key & TY_DRAW2D_ATLAS) && r->key != TY_RENDER_TEXTURE_WHITE;
-    ty_program *prog = image ? p->image : p->flat;
+    ty_program *prog = image ? p->image : (r->key & TY_DRAW2D_SMOOTH) ? p->sdf : p->flat;
     if (prog != current) ty_gl_use_program(dev, prog->gl), current = prog;
     ty_gl_texture tex = r->key & TY_DRAW2D_ATLAS ? gpu.pages[r->key & ~(TY_DRAW2D_ATLAS | TY_DRAW2D_SMOOTH)] : ty_render_texture_gl(R, r->key);
     bool smooth = image || (r->key & TY_DRAW2D_SMOOTH);
@@ -121,7 +121,8 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   }
   ty_program *flat = ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", NULL);
   ty_program *image = flat ? ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", "#define IMAGE 1\n") : NULL;
-  if (!image) {
+  ty_program *sdf = image ? ty_render_program(R, "draw/draw2d.vert", "draw/draw2d.frag", "#define SDF 1\n") : NULL;
+  if (!sdf) {
     char msg[2048];
     snprintf(msg, sizeof msg, "%s", ty_render_error(R));
     ty_render_fail(R, "render_feature_disabled", "tycho.draw: %s", msg);
@@ -135,7 +136,7 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   ty_render_add_pass(R, F,
                      &(rg_pass_desc){.name = "Draw2D", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
                                      .writes = &rw, .write_count = 1, .side_effect = true},
-                     draw_execute, &(draw_pass){.flat = flat, .image = image, .out = F->backbuffer, .q = q},
+                     draw_execute, &(draw_pass){.flat = flat, .image = image, .sdf = sdf, .out = F->backbuffer, .q = q},
                      sizeof(draw_pass));
   return true;
 }

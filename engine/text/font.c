@@ -222,8 +222,39 @@ static bool rasterise(void *font, uint32_t gid, ty_glyph_bitmap *bm) {
   return true;
 }
 
+/* A signed distance field of the glyph (FreeType's "sdf" renderer): 128 on the outline,
+ * more inside; it scales without blurring, for text in the world. */
+static bool rasterise_sdf(void *font, uint32_t gid, ty_glyph_bitmap *bm) {
+  ty_font *f = font;
+  if (gid == 0) return rasterise_box(f, bm);
+  if (FT_Load_Glyph(f->face, gid, FT_LOAD_DEFAULT | FT_LOAD_NO_HINTING) ||
+      FT_Render_Glyph(f->face->glyph, FT_RENDER_MODE_SDF))
+    return false;
+  FT_GlyphSlot g = f->face->glyph;
+  if (g->bitmap.pixel_mode != FT_PIXEL_MODE_GRAY) return false;
+  *bm = (ty_glyph_bitmap){g->bitmap.buffer, g->bitmap.pitch, g->bitmap.width, g->bitmap.rows,
+                          g->bitmap_left, g->bitmap_top};
+  return true;
+}
+
+/* Atlas keys of a font's distance-field glyphs: its id with the top bit set (ids stay below). */
+#define SDF_ID 0x80000000u
+
+static uint32_t layout(ty_font *f, const char *s, size_t len, float x, float y, const ty_text_quad **quads,
+                       float *width, bool sdf);
+
 uint32_t ty_font_layout(ty_font *f, const char *s, size_t len, float x, float y, const ty_text_quad **quads,
                         float *width) {
+  return layout(f, s, len, x, y, quads, width, false);
+}
+
+uint32_t ty_font_layout_sdf(ty_font *f, const char *s, size_t len, float x, float y, const ty_text_quad **quads,
+                            float *width) {
+  return layout(f, s, len, x, y, quads, width, true);
+}
+
+static uint32_t layout(ty_font *f, const char *s, size_t len, float x, float y, const ty_text_quad **quads,
+                       float *width, bool sdf) {
   TY_ASSERT(f && (s || !len) && quads);
   const ty_shaped_glyph *sg;
   uint32_t n = shape(f, s, len, &sg);
@@ -236,7 +267,8 @@ uint32_t ty_font_layout(ty_font *f, const char *s, size_t len, float x, float y,
     uint32_t gid = sg[i].gid;
     const char c = s[sg[i].cluster];
     if (c != '\n' && c != '\r') {
-      const ty_atlas_glyph *g = ty_atlas_glyph_get(f->id, gid, rasterise, f);
+      const ty_atlas_glyph *g =
+          sdf ? ty_atlas_glyph_get(f->id | SDF_ID, gid, rasterise_sdf, f) : ty_atlas_glyph_get(f->id, gid, rasterise, f);
       if (g && g->w) {
         float gx = ox + roundf((float)(pen + sg[i].x_offset) / 64.0f) + (float)g->left;
         float gy = baseline - roundf((float)sg[i].y_offset / 64.0f) - (float)g->top;

@@ -66,6 +66,12 @@ typedef struct ty_text_quad {
 uint32_t ty_font_layout(ty_font *f, const char *text, size_t len, float x, float y, const ty_text_quad **quads,
                         float *width);
 
+/* The same with distance-field glyphs (FreeType's sdf renderer: 128 on the outline, more
+ * inside, in alpha): they scale without blurring, for text in the world; a shader turns
+ * the distance into coverage. */
+uint32_t ty_font_layout_sdf(ty_font *f, const char *text, size_t len, float x, float y, const ty_text_quad **quads,
+                            float *width);
+
 /* ---- the atlas, for the renderer --------------------------------------------------- */
 
 uint32_t ty_text_page_count(void);

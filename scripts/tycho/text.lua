@@ -1,7 +1,8 @@
 -- scripts/tycho/text.lua: the Text component (tycho.Text): a string on its GameObject, laid
 -- out with a Font and drawn each rendered frame through tycho.draw's world text
 -- (engine/render/draw2d.c): projected by the frame's camera, sorted back to front with the
--- other Texts and drawn over the scene, before the frame's tycho.draw calls.
+-- other Texts and drawn over the scene, before the frame's tycho.draw calls. Its glyphs are
+-- signed distance fields, so it stays sharp however large the camera shows it.
 --
 -- Units: the text is laid out in the font's pixels and `pixelsPerUnit` of them make one
 -- world unit (default: the font's size, so a line is about one unit tall). Under an

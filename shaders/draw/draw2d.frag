@@ -2,7 +2,9 @@
 // sRGB-encoded backbuffer, so colours are sRGB as given. Glyph pages and the white texture
 // are plain RGBA8 whose colour is white: nothing to convert. An image's sRGB texture is
 // decoded to linear when sampled, so the IMAGE variant encodes it back and the image shows
-// its file's bytes (as the UI layer does).
+// its file's bytes (as the UI layer does). The SDF variant draws world text: glyph pages
+// of distance fields (0.5 on the outline, more inside) turned into coverage over about a
+// screen pixel, however far the text is scaled.
 #ifdef IMAGE
 #include "common/color.glsl"
 #endif
@@ -15,6 +17,10 @@ void main() {
   vec4 t = texture(u_texture, v_uv);
 #ifdef IMAGE
   t.rgb = ty_to_srgb(t.rgb);
+#endif
+#ifdef SDF
+  float w = max(fwidth(t.a), 1e-4) * 0.7;
+  t.a = smoothstep(0.5 - w, 0.5 + w, t.a);
 #endif
   o_color = t * v_color;
 }

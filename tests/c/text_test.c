@@ -1,6 +1,6 @@
 /* tests/c/text_test.c: engine/text: loading and its failures, the glyph atlas's packing
  * (every glyph inside its page, no two overlapping, its pixels where its quad says) and
- * page reuse once full, and wrap widths. */
+ * page reuse once full, distance-field glyphs, and wrap widths. */
 #include <stdlib.h>
 
 #include "check.h"
@@ -102,6 +102,36 @@ static void test_reuse_when_full(void) {
   ty_font_destroy(f);
 }
 
+/* A distance-field glyph: its own cell, its outline at 128 with inside above and outside
+ * below, and a larger cell than the coverage glyph (the field reaches past the outline). */
+static void test_sdf(void) {
+  ty_font *f = load(32);
+  CHECK(f != NULL);
+  if (!f) return;
+  ty_text_quad cov, sdf;
+  const ty_text_quad *q;
+  CHECK_EQ_INT(ty_font_layout(f, "O", 1, 0, 0, &q, NULL), 1);
+  cov = q[0];
+  CHECK_EQ_INT(ty_font_layout_sdf(f, "O", 1, 0, 0, &q, NULL), 1);
+  sdf = q[0];
+  CHECK(!overlap(&cov, &sdf));
+  CHECK(sdf.x1 - sdf.x0 > cov.x1 - cov.x0);
+  const uint8_t *px = ty_text_page_pixels(sdf.page);
+  uint32_t x0 = (uint32_t)(sdf.u0 * TY_TEXT_PAGE_SIZE + 0.5f), y0 = (uint32_t)(sdf.v0 * TY_TEXT_PAGE_SIZE + 0.5f);
+  uint32_t w = (uint32_t)(sdf.x1 - sdf.x0), h = (uint32_t)(sdf.y1 - sdf.y0);
+  int inside = 0, outside = 0;
+  for (uint32_t y = 0; y < h; y++)
+    for (uint32_t x = 0; x < w; x++) {
+      uint8_t a = px[((y0 + y) * TY_TEXT_PAGE_SIZE + x0 + x) * 4 + 3];
+      inside += a > 136, outside += a < 96; /* the stroke is a few pixels: inside stays near the edge */
+    }
+  CHECK(inside > 20 && outside > 20);
+  /* The ring of an O: its centre is outside, the corner of its cell too. */
+  CHECK(px[((y0 + h / 2) * TY_TEXT_PAGE_SIZE + x0 + w / 2) * 4 + 3] < 128);
+  CHECK(px[(y0 * TY_TEXT_PAGE_SIZE + x0) * 4 + 3] < 128);
+  ty_font_destroy(f);
+}
+
 static void test_wrap(void) {
   ty_font *f = load(14);
   CHECK(f != NULL);
@@ -128,6 +158,7 @@ int main(void) {
   RUN(test_load_failures);
   RUN(test_packing);
   RUN(test_reuse_when_full);
+  RUN(test_sdf);
   RUN(test_wrap);
   return check_summary();
 }
