@@ -517,6 +517,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_terrain(L); /* its chunks are tycho.voxel's grids */
   ty_open_audio(L);
   ty_open_particles(L); /* after ty_open_render: its pass draws with the renderer */
+  ty_open_text(L); /* after ty_open_render: tycho.draw queues for its renderer */
   lua_pushstring(L, root);
   lua_setfield(L, -2, "home");
   lua_pushvalue(L, -1);

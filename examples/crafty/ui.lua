@@ -1,4 +1,4 @@
--- examples/crafty/ui.lua: what crafty draws with tycho.ui over the frame: the HUD
+-- examples/crafty/ui.lua: what crafty draws with tycho.ui and tycho.draw over the frame: the HUD
 -- (crosshair, hotbar with counts, chat, a status line, other players' name tags) and the
 -- start screen (saved worlds or a server's, with thumbnails, most recently played first,
 -- the keys that create, continue, delete or go multiplayer, the name field of a world being
@@ -10,9 +10,31 @@ local UI = {}
 
 local WHITE, SHADOW = { 1, 1, 1, 1 }, { 0, 0, 0, 0.6 }
 
+-- Text is the engine's TrueType font through tycho.draw (over the tycho.ui panels); `scale`
+-- keeps the sizes of the bitmap font it replaced: 8 pixels of em per unit.
+local fonts = {}
+local function fontFor(scale)
+  local size = math.floor(8 * scale + 0.5)
+  local f = fonts[size]
+  if not f then
+    f = tycho.font.default(size)
+    fonts[size] = f
+  end
+  return f
+end
+
+local function measure(s, scale)
+  local f = fontFor(scale)
+  local _, breaks = s:gsub("\n", "")
+  return f:getWidth(s), (breaks + 1) * f:getHeight()
+end
+UI.measure = measure
+
 local function text(x, y, s, color, scale)
-  tycho.ui.text(x + scale, y + scale, s, SHADOW, scale)
-  return tycho.ui.text(x, y, s, color or WHITE, scale)
+  local f = fontFor(scale)
+  tycho.draw.text(s, x + scale, y + scale, { font = f, color = SHADOW })
+  tycho.draw.text(s, x, y, { font = f, color = color or WHITE })
+  return f:getWidth(s)
 end
 UI.text = text
 
@@ -90,12 +112,12 @@ function UI.hud(s)
       local n = inv:count(t)
       local alpha = n > 0 and 1 or 0.3
       tycho.ui.rect(x + 6, y0 + 6, slot - 12, slot - 12, { 1, 1, 1, alpha }, s.atlas, uv)
-      if n ~= math.huge then text(x + slot - 4 - tycho.ui.measure(tostring(n), 1.4), y0 + slot - 15, tostring(n), WHITE, 1.4) end
+      if n ~= math.huge then text(x + slot - 4 - measure(tostring(n), 1.4), y0 + slot - 15, tostring(n), WHITE, 1.4) end
     end
     text(x + 3, y0 + 2, tostring(i), { 1, 1, 1, 0.6 }, 1)
   end
   local name = blocks.byId[inv:current()] and blocks.byId[inv:current()].name or ""
-  text((w - tycho.ui.measure(name, 2)) / 2, y0 - 30, name, WHITE, 2)
+  text((w - measure(name, 2)) / 2, y0 - 30, name, WHITE, 2)
   text(10, 10, s.mode .. (s.status and ("  " .. s.status) or ""), WHITE, 1.6)
   local y = h - slot - 60
   for i = #s.chat, math.max(1, #s.chat - 5), -1 do
@@ -104,7 +126,7 @@ function UI.hud(s)
   end
   for _, tag in ipairs(s.tags or {}) do
     local scale = tag.distance < 16 and 1.6 or 1.2
-    local tw, th = tycho.ui.measure(tag.name, scale)
+    local tw, th = measure(tag.name, scale)
     tycho.ui.rect(tag.x - tw / 2 - 4, tag.y - 2, tw + 8, th + 4, { 0, 0, 0, 0.45 })
     text(tag.x - tw / 2, tag.y, tag.name, WHITE, scale)
   end
@@ -157,7 +179,7 @@ function UI.menu(s)
   local w, h = s.width, s.height
   tycho.ui.rect(0, 0, w, h, { 0.08, 0.1, 0.14, 0.85 })
   text(40, 30, "crafty", { 0.6, 0.9, 0.5, 1 }, 5)
-  if s.playerName then text(w - 40 - tycho.ui.measure("you: " .. s.playerName, 1.6), 44, "you: " .. s.playerName, WHITE, 1.6) end
+  if s.playerName then text(w - 40 - measure("you: " .. s.playerName, 1.6), 44, "you: " .. s.playerName, WHITE, 1.6) end
   text(40, 90, s.server and SERVER_KEYS or LOCAL_KEYS, WHITE, 1.5)
   if s.message then text(40, 115, s.message, { 1, 0.6, 0.4, 1 }, 1.5) end
   if s.namingPlayer then

@@ -7,5 +7,6 @@ require("tycho.render")
 require("tycho.particles") -- after tycho.render: it adds tycho.features.Particles
 require("tycho.animation") -- SpriteAnimation drives tycho.Sprite
 require("tycho.tween")
+require("tycho.text") -- tycho.Text: after tycho.render, with tycho.font and tycho.draw open
 require("tycho.audio")
 require("tycho.physics")

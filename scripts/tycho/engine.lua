@@ -242,6 +242,8 @@ function Engine:frame()
   runStage(self, list, "earlyUpdate", frame)
   runStage(self, list, "update", frame)
   runStage(self, list, "addPasses", frame)
+  local drawn, drawErr = pcall(tycho.draw._addPasses) -- tycho.draw's queue, over the features' output
+  if not drawn then self:_warnOnce("draw", drawErr) end
   local err = self._startErrorView or errors.latest()
   if err and R.hasWindow() then self:_drawError(err, frame) end
   -- A fresh notice (a reload, a reload's error) shows the overlay with it for a while.

@@ -12,7 +12,8 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT INT TERM
 unset TYCHO_HOME
 
-mkdir -p "$TMP/game" "$TMP/spec" "$TMP/elsewhere"
+mkdir -p "$TMP/game" "$TMP/spec" "$TMP/elsewhere" "$TMP/font"
+printf 'print("font=" .. tycho.font.default(14):getSize())\n' > "$TMP/font/main.lua"
 printf 'print("home=" .. tycho.home)\n' > "$TMP/game/main.lua"
 printf 'describe("installed", function() it("runs specs", function() assert.equals(2, 1 + 1) end) end)\n' \
   > "$TMP/spec/installed_spec.lua"
@@ -33,6 +34,10 @@ check() { # check PREFIX: runs the installed binary from an unrelated folder
   echo "$out" | grep -q "modules from $home/server/modules (the ones that come with tycho" ||
     { echo "install check: tycho serve did not say it serves the bundled modules" >&2; exit 1; }
   [ -f "$home/server/monitor.html" ] || { echo "install check: no server/monitor.html (the /_monitor page)" >&2; exit 1; }
+  # The font the engine ships, and its licence, installed beside it.
+  out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" run "$TMP/font" --headless --frames 1 --no-watch 2>&1)
+  [ "$out" = "font=14" ] || { echo "install check: tycho.font.default did not load: $out" >&2; exit 1; }
+  [ -f "$home/content/fonts/DejaVuSans.LICENSE" ] || { echo "install check: no font licence in $home" >&2; exit 1; }
   # An example of the source tree, run by the installed binary from elsewhere.
   out=$(cd "$TMP/elsewhere" && "$prefix/bin/tycho" run "$ROOT/examples/orbit" --headless --frames 61 --no-watch 2>&1)
   echo "$out" | grep -q "t=1.0s planets=3" || { echo "install check: examples/orbit did not run: $out" >&2; exit 1; }

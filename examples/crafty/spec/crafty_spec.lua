@@ -789,16 +789,16 @@ describe("crafty multiplayer", function()
   end)
 end)
 
--- The strings crafty's UI queued during one frame (tycho.ui.text, shadows counted once).
+-- The strings crafty's UI queued during one frame (tycho.draw.text, shadows counted once).
 local function drawnTexts(engine, events)
   local texts, seen = {}, {}
-  local real = tycho.ui.text
-  tycho.ui.text = function(x, y, s, ...) -- luacheck: ignore
+  local real = tycho.draw.text
+  tycho.draw.text = function(s, ...) -- luacheck: ignore
     if not seen[s] then seen[s], texts[#texts + 1] = true, s end
-    return real(x, y, s, ...)
+    return real(s, ...)
   end
   local ok, err = pcall(frame, engine, events)
-  tycho.ui.text = real -- luacheck: ignore
+  tycho.draw.text = real -- luacheck: ignore
   assert(ok, err)
   return table.concat(texts, "\n")
 end

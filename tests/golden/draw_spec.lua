@@ -1,0 +1,78 @@
+-- tests/golden/draw_spec.lua: tycho.draw with a window (SDL_VIDEODRIVER=offscreen in ctest):
+-- the queue batches runs of one texture into one draw each and empties once drawn (scene
+-- draw_queue), colours reach the screen as the bytes asked for, and text sits inside the
+-- box whose top-left it was given (scenes shapes and text; golden_spec.lua compares them
+-- whole).
+local testing = require("tycho.testing")
+local tycho = require("tycho")
+
+local here = testing.here()
+local WIDTH, HEIGHT = 160, 120
+
+local function run(name, extra)
+  local cmd = ("%s run %s --no-watch --width %d --height %d %s"):format(testing.quote(tycho.executable),
+    testing.quote(here .. "/scenes/" .. name), WIDTH, HEIGHT, extra)
+  local code, log = testing.shell(cmd)
+  assert(code == 0, ("running %s failed (exit %s):\n%s"):format(name, tostring(code), log))
+  return log
+end
+
+local function render(name)
+  local out = os.tmpname() .. ".png"
+  run(name, "--frames 2 --dt 0.016666667 --screenshot " .. testing.quote(out))
+  local img = assert(tycho.image.load(out))
+  os.remove(out)
+  return img
+end
+
+local function rgb(img, x, y)
+  local i = (y * img.width + x) * 4 + 1
+  return ("%d,%d,%d"):format(img.pixels:byte(i, i + 2))
+end
+
+describe("tycho.draw with a window", function()
+  it("draws a run of one texture as one draw and empties the queue each frame", function()
+    local log = run("draw_queue", "--frames 3")
+    local frames = 0
+    for frame, quads, draws in log:gmatch("frame (%d+) queued: (%d+) quads, (%d+) draws") do
+      frames = frames + 1
+      assert.is_true(tonumber(quads) > 100 + 400, ("frame %s queued only %s quads"):format(frame, quads))
+      assert.equals("3", draws) -- text, rectangles, text
+    end
+    assert.equals(3, frames)
+    local afters = 0
+    for quads, calls in log:gmatch("after: (%d+) quads, draw calls (%d+)") do
+      afters = afters + 1
+      assert.equals("0", quads)
+      -- The preset's sky and tonemap passes, then three for the queue.
+      assert.equals("5", calls)
+    end
+    assert.equals(3, afters)
+  end)
+
+  it("fills and outlines with the colour's bytes", function()
+    local img = render("shapes")
+    assert.equals("230,51,51", rgb(img, 20, 20))  -- fill {0.9, 0.2, 0.2}
+    assert.equals("51,230,51", rgb(img, 56, 20))  -- the outline's left edge
+    assert.equals("51,230,51", rgb(img, 95, 8))   -- its top-right corner
+    assert.are_not.equals("51,230,51", rgb(img, 60, 20)) -- inside the outline: background
+    assert.equals("51,102,255", rgb(img, 124, 24)) -- the filled circle's centre
+  end)
+
+  it("keeps text inside its box: nothing above or left of its top-left corner", function()
+    local img = render("text")
+    local bg = rgb(img, 150, 1)
+    for x = 0, WIDTH - 1 do
+      assert.equals(bg, rgb(img, x, 0), ("text above its box at column %d"):format(x))
+      assert.equals(bg, rgb(img, x, 1), ("text above its box at column %d"):format(x))
+    end
+    for y = 0, 70 do
+      for x = 0, 3 do assert.equals(bg, rgb(img, x, y), ("text left of its box at %d,%d"):format(x, y)) end
+    end
+    local lit = 0
+    for x = 4, 100 do
+      if rgb(img, x, 12) ~= bg then lit = lit + 1 end
+    end
+    assert.is_true(lit > 20, "the first line drew nothing")
+  end)
+end)
