@@ -44,6 +44,7 @@ char *ty_render_find_shader_dir(void) {
 
 /* ---- programs ----------------------------------------------------------------------- */
 
+#if TYCHO_WITH_GL /* the files are read only to build on the device */
 static char *read_text(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
@@ -67,6 +68,7 @@ static void resolve_path(const ty_renderer *R, const char *path, char *out, size
   if (path[0] == '/' || access(path, R_OK) == 0) snprintf(out, size, "%s", path);
   else snprintf(out, size, "%s/%s", R->shader_dir, path);
 }
+#endif
 
 static bool same_str(const char *a, const char *b) { return (!a && !b) || (a && b && !strcmp(a, b)); }
 
