@@ -48,6 +48,26 @@ typedef struct ty_view_ops {
   int (*dead)(lua_State *L, int idx);
 } ty_view_ops;
 
+/* What the scene binding asks of physics, which it knows nothing of: the physics binding
+ * puts these in the state's context (ty_ctx.physics) when it opens, and the scene calls
+ * them there (nothing happens, and scene.physics2d is nil, in a state without physics).
+ * step: the physics phase, before any physics hook (bodies waiting are built, the scene's
+ * worlds take moved transforms, step by dt and write dynamic bodies back). contacts: the
+ * postPhysics phase, before any postPhysics hook (the last step's contacts reach both
+ * objects' components). forget: at the sweep, object id leaves its world. interpolate:
+ * once per rendered frame of a fixed-step Loop, bodies drawn alpha of the way between
+ * their last two poses. push_world: pushes the scene's world of dims (2 or 3), made on
+ * first use. view: the floats of a body velocity view (TY_VIEW_VELOCITY_2D, ...). */
+struct ty_scene;
+typedef struct ty_physics_ops {
+  void (*step)(lua_State *L, int scene_idx, struct ty_scene *S, double dt);
+  void (*contacts)(lua_State *L, int scene_idx, struct ty_scene *S);
+  void (*forget)(lua_State *L, uint32_t id);
+  void (*interpolate)(lua_State *L, int scene_idx, double alpha);
+  void (*push_world)(lua_State *L, int scene_idx, int dims);
+  float *(*view)(lua_State *L, ty_vec *u, bool write);
+} ty_physics_ops;
+
 /* lua_math.c */
 float *ty_check_mat4(lua_State *L, int idx);          /* 16 floats, column-major */
 ty_vec *ty_test_vec3(lua_State *L, int idx);          /* a userdata Vec3 (owned or a view), else NULL */

@@ -5,7 +5,6 @@
  * integer ref; the core stores (ref, hooks) per object. A hook that raises is reported
  * through scene.onError, else the reporter tycho._setErrorReporter installed, else stderr. */
 #include "lua_scene_private.h"
-#include "lua_physics.h" /* Required for: bodies leaving at the sweep */
 
 /* ---- errors from hooks ---- */
 
@@ -314,7 +313,8 @@ void ls_finish_object(lua_State *L, ty_id id, int scene_idx) {
     if (ref != TY_COMPONENT_REMOVED) luaL_unref(L, inst_tab, ref);
   }
   lua_pop(L, 1);
-  ty_lua_physics_forget(L, id);
+  const ty_physics_ops *physics = ty_ctx_get(L)->physics;
+  if (physics) physics->forget(L, id); /* its body leaves its world */
   ls_forget_object(L, id);
 }
 

@@ -27,6 +27,8 @@ typedef struct ty_ctx {
   struct ty_input *input;     /* lua_input.c: the input snapshot */
   struct audio_box *audio;    /* lua_audio.c: the mixer, opened on first use */
   const struct ty_view_ops *views; /* lua_transform.c: what lua_math.c's views stand for */
+  const struct ty_physics_ops *physics; /* lua_physics.c: what the scene tick asks of physics */
+  struct pctx *phys;          /* lua_physics.c: body maps */
 } ty_ctx;
 
 /* Makes L's context (zeroed; freed with the state). Call once, before any opener. */

@@ -2,7 +2,6 @@
  * scene's ticks at a fixed timestep, as many per frame as the time that passed asks (up to
  * maxSubSteps), then its render function with the interpolation alpha. */
 #include "lua_scene.h"
-#include "lua_physics.h" /* Required for: ty_lua_physics_interpolate */
 
 #include <string.h>
 
@@ -63,7 +62,8 @@ static int loop_advance(lua_State *L) {
   int steps = ty_loop_begin(&l->loop, &ls->clock, raw);
   for (int i = 0; i < steps; i++) loop_tick(L, l, ls, scene_idx);
   double alpha = ty_loop_alpha(&l->loop);
-  ty_lua_physics_interpolate(L, scene_idx, alpha); /* bodies drawn between their last two steps */
+  const ty_physics_ops *physics = ty_ctx_get(L)->physics;
+  if (physics) physics->interpolate(L, scene_idx, alpha); /* bodies drawn between their last two steps */
   if (lua_getiuservalue(L, 1, LOOP_UV_RENDER) == LUA_TFUNCTION) {
     lua_pushnumber(L, alpha);
     lua_call(L, 1, 0);

@@ -35,7 +35,6 @@ typedef struct pctx {
   bool waiting; /* physics.lua's list of objects whose bodies wait to be built is not empty */
 } pctx;
 
-static const char pctx_key = 0;
 static const char flush_key = 0;
 static const char mark_key = 0; /* registry: physics.lua's markPending(go) */
 static const char pending_views_key = 0; /* registry: velocity views written since the last commit */
@@ -43,12 +42,7 @@ static const char mask_key = 0; /* registry: physics.lua's maskBits(value, argn,
 
 static void commit_views(lua_State *L);
 
-static pctx *pctx_get(lua_State *L) {
-  lua_rawgetp(L, LUA_REGISTRYINDEX, &pctx_key);
-  pctx *p = lua_touserdata(L, -1);
-  lua_pop(L, 1);
-  return p;
-}
+static inline pctx *pctx_get(lua_State *L) { return ty_ctx_get(L)->phys; }
 
 ty_world *lphys_world_of(lua_State *L) { return ty_lctx_get(L)->world; }
 
@@ -1522,32 +1516,32 @@ static int pctx_gc(lua_State *L) {
   return 0;
 }
 
+static const ty_physics_ops scene_hooks = {
+    .step = ty_lua_physics_step,
+    .contacts = ty_lua_physics_contacts,
+    .forget = ty_lua_physics_forget,
+    .interpolate = ty_lua_physics_interpolate,
+    .push_world = ty_lua_physics_push_world,
+    .view = ty_lua_physics_view,
+};
+
 void ty_open_physics(lua_State *L) {
   int tycho = lua_gettop(L);
-  pctx *p = lua_newuserdatauv(L, sizeof *p, 0);
-  memset(p, 0, sizeof *p);
-  lua_newtable(L);
-  lua_pushcfunction(L, pctx_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_setmetatable(L, -2);
-  lua_rawsetp(L, LUA_REGISTRYINDEX, &pctx_key);
+  ty_ctx_get(L)->phys = ty_ctx_part(L, sizeof(pctx), pctx_gc);
+  ty_ctx_get(L)->physics = &scene_hooks;
 
   static const luaL_Reg world2_meta[] = {{"__index", world2d_index},
                                          {"__newindex", world2d_newindex},
                                          {"__gc", world_gc},
                                          {"__tostring", world2d_tostring},
                                          {NULL, NULL}};
-  luaL_newmetatable(L, TY_WORLD2D);
-  luaL_setfuncs(L, world2_meta, 0);
-  lua_pop(L, 1);
+  ty_type_register(L, TY_WORLD2D, world2_meta, NULL);
   static const luaL_Reg world3_meta[] = {{"__index", world3d_index},
                                          {"__newindex", world3d_newindex},
                                          {"__gc", world_gc},
                                          {"__tostring", world3d_tostring},
                                          {NULL, NULL}};
-  luaL_newmetatable(L, TY_WORLD3D);
-  luaL_setfuncs(L, world3_meta, 0);
-  lua_pop(L, 1);
+  ty_type_register(L, TY_WORLD3D, world3_meta, NULL);
   lphys_open_joints(L);
 
   static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},

@@ -56,6 +56,15 @@ typedef struct joint_rec {
 
 /* ---- lua_physics.c ---- */
 
+/* The scene's hooks (ty_physics_ops in bindings.h says what each does), put in the
+ * state's context by ty_open_physics. */
+void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt);
+void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S);
+void ty_lua_physics_forget(lua_State *L, ty_id id);
+void ty_lua_physics_interpolate(lua_State *L, int scene_idx, double alpha);
+void ty_lua_physics_push_world(lua_State *L, int scene_idx, int dims);
+float *ty_lua_physics_view(lua_State *L, ty_vec *u, bool write);
+
 ty_world *lphys_world_of(lua_State *L);
 /* The record of id's body in its world of dims, or NULL (with *wout set to its world when found). */
 body_rec *lphys_rec_of(lua_State *L, int dims, ty_id id, lworld **wout);

@@ -3,7 +3,6 @@
  * context. GameObjects, their transforms, the component host and the tick are the files
  * lua_scene_private.h names. */
 #include "lua_scene_private.h"
-#include "lua_physics.h" /* Required for: scene.physics2d and scene.physics */
 #include "lua_time.h"    /* Required for: ty_push_time (scene.time) */
 
 /* ---- scenes: the userdata behind a ty_scene ---- */
@@ -280,7 +279,9 @@ static int scene_index(lua_State *L) {
     return 1;
   }
   if (strcmp(k, "physics2d") == 0 || strcmp(k, "physics") == 0) {
-    ty_lua_physics_push_world(L, 1, k[7] == '2' ? 2 : 3);
+    const ty_physics_ops *physics = ty_ctx_get(L)->physics; /* nil in a state without physics */
+    if (physics) physics->push_world(L, 1, k[7] == '2' ? 2 : 3);
+    else lua_pushnil(L);
     return 1;
   }
   if (strcmp(k, "roots") == 0) {

@@ -5,7 +5,6 @@
  * Each phase runs under one protected call: when a hook raises, the walk's cursor already
  * points past it, so the error is reported through scene.onError and the walk resumes there. */
 #include "lua_scene_private.h"
-#include "lua_physics.h" /* Required for: the physics phase and contacts */
 
 /* ---- the tick ---- */
 
@@ -49,8 +48,9 @@ static int walk_protected(lua_State *L) {
  * resumes after the hook that raised it. arg_idx holds what hooks receive. */
 static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, int arg_idx) {
   /* The worlds step before any physics hook; contacts reach components before postPhysics. */
-  if (p == TY_PHASE_PHYSICS) ty_lua_physics_step(L, scene_idx, ls->scene, lua_tonumber(L, arg_idx));
-  if (p == TY_PHASE_POST_PHYSICS) ty_lua_physics_contacts(L, scene_idx, ls->scene);
+  const ty_physics_ops *physics = ty_ctx_get(L)->physics;
+  if (p == TY_PHASE_PHYSICS && physics) physics->step(L, scene_idx, ls->scene, lua_tonumber(L, arg_idx));
+  if (p == TY_PHASE_POST_PHYSICS && physics) physics->contacts(L, scene_idx, ls->scene);
   ls_scene_data(L, scene_idx, "systems");
   int systems = lua_gettop(L);
   for (lua_Integer i = 1; lua_rawgeti(L, systems, i) != LUA_TNIL; i++) {

@@ -2,7 +2,6 @@
  * worldRotation and worldScale views (and the error for a view whose owner is gone),
  * getWorld*, localToWorld, worldToLocal and lookAt, and setting a local value whole. */
 #include "lua_scene_private.h"
-#include "lua_physics.h" /* Required for: ty_lua_physics_view (a body's velocity views) */
 
 #include <math.h>
 
@@ -27,7 +26,7 @@ static int dead_view_error(lua_State *L, const ty_vec *u) {
 }
 
 float *ty_view_resolve(lua_State *L, ty_vec *u, bool write) {
-  if (u->view >= TY_VIEW_VELOCITY_2D) return ty_lua_physics_view(L, u, write);
+  if (u->view >= TY_VIEW_VELOCITY_2D) return ty_ctx_get(L)->physics->view(L, u, write); /* made by physics alone */
   ty_world *W = world_of(L);
   if (!ty_object_alive(W, u->owner)) dead_view_error(L, u);
   if (write) luaL_error(L, "world position, rotation and scale are read-only: set position, rotation or scale");
