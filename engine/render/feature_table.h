@@ -2,8 +2,10 @@
  * of {name, add, release} entries, indexed by ty_feature_kind, then the entries that only
  * release (the UI layer, whose pass ty_render_add_ui declares).
  *
- * The renderer's core includes this, never a features_*.h: adding a feature is a row here
- * and a file beside it; the names Lua and the docs use come from the rows. */
+ * feature_table.c alone includes this and the features_*.h; the core reaches the table
+ * through the calls feature_table.c implements (renderer.h, render_internal.h). Adding a
+ * feature is a row here and a file beside it; the names Lua and the docs use come from the
+ * rows. */
 #ifndef TY_RENDER_FEATURE_TABLE_H
 #define TY_RENDER_FEATURE_TABLE_H
 
@@ -25,7 +27,7 @@ typedef struct ty_feature_entry {
 
 /* Every entry, kinds first (entry k is ty_feature_kind k); *count set. */
 const ty_feature_entry *ty_feature_table(uint32_t *count);
-/* Calls every entry's release. */
-void ty_feature_release_all(ty_renderer *R);
+/* ty_feature_release_all, which walks this table for the renderer, is declared in
+ * render_internal.h. */
 
 #endif

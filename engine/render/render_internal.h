@@ -1,6 +1,6 @@
 /* engine/render/render_internal.h: the services the renderer offers its
  * features (features_*.c include it; the renderer never includes them back:
- * feature_table.h is how it knows them). Nothing outside engine/render/ includes it.
+ * feature_table.c is how it knows them). Nothing outside engine/render/ includes it.
  *
  * What a feature file gets from here:
  *  - the renderer's state it needs (the device, the frame block, samplers, options);
@@ -188,5 +188,13 @@ void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, flo
 
 /* Shadow cascade matrices: set by the Shadow feature; read by features that want them. */
 uint32_t ty_render_cascades(const ty_renderer *R);
+
+/* ---- features ----------------------------------------------------------------------- */
+
+/* Calls every built-in feature's release (feature_table.c walks its table): what the
+ * features keep on the device goes before the device does. Declared here rather than in
+ * feature_table.h, which needs renderer.h: the renderer reaches the table without including
+ * it, so the two modules do not need each other. */
+void ty_feature_release_all(ty_renderer *R);
 
 #endif

@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "feature_table.h" /* Required for: ty_feature_release_all */
 
 /* ---- errors --------------------------------------------------------------------------- */
 
