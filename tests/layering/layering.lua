@@ -17,6 +17,13 @@
 --      _internal.h or _private.h (render_internal.h is the render module's own, for its
 --      files alone). A module's interface is then every other header in its folder.
 --   3. No two files include each other.
+--   4. No two modules need each other. A module is a .c file and the .h of the same name
+--      beside it (bindings/lua_scene.c and lua_scene.h, engine/render/renderer.c and
+--      renderer.h); module A needs module B when A.c includes B.h, directly or through the
+--      headers it includes (its own among them). A.c needing B while B.c needs A is refused,
+--      reported at each .c file's include that leads to the other's header: one of the two
+--      must reach the other through a hook it is handed instead (a table of functions in a
+--      context, a callback), as the scene reaches physics through ty_ctx.physics.
 --
 -- A quoted include is resolved as the compiler does: the including file's folder first, then
 -- the include folders engine/, bindings/, server/ (CMakeLists.txt gives each library its
@@ -104,6 +111,49 @@ local function refusal(from, to)
   return nil
 end
 
+-- The headers a file reaches through its includes, directly or through headers: header ->
+-- the line of the file's own include that leads there.
+local function reached(edges, rel)
+  local firsts = {}
+  for first, line in pairs(edges[rel] or {}) do firsts[#firsts + 1] = {first, line} end
+  table.sort(firsts, function(x, y) return x[2] < y[2] end) -- the earliest include names the way
+  local out = {}
+  for _, f in ipairs(firsts) do
+    local line, stack = f[2], {f[1]}
+    while #stack > 0 do
+      local h = table.remove(stack)
+      if h:match("%.h$") and not out[h] then
+        out[h] = line
+        for next in pairs(edges[h] or {}) do stack[#stack + 1] = next end
+      end
+    end
+  end
+  return out
+end
+
+-- Rule 4: the .c files of two modules (a .c and the .h of its name) that each reach the
+-- other's header, as violations at each file's include.
+local function moduleCycles(files, edges)
+  local isFile, modules = {}, {}
+  for _, rel in ipairs(files) do isFile[rel] = true end
+  for _, rel in ipairs(files) do
+    local base = rel:match("^(.*)%.c$")
+    if base and isFile[base .. ".h"] then modules[#modules + 1] = {base = base, reach = reached(edges, rel)} end
+  end
+  local out = {}
+  for _, a in ipairs(modules) do
+    for _, b in ipairs(modules) do
+      local line, back = a.reach[b.base .. ".h"], b.reach[a.base .. ".h"]
+      if a ~= b and line and back then
+        out[#out + 1] = {file = a.base .. ".c", line = line,
+          text = ("module %s needs %s.h, and %s.c needs %s.h back (%s.c:%d)"):format(
+            a.base, b.base, b.base, a.base, b.base, back)}
+      end
+    end
+  end
+  return out
+end
+
 -- Reads the tree under root. Returns a report: files (count per floor and total), includes
 -- (total, resolved in the tree), violations (array of {file, line, text}, in file order) and
 -- summary (one line saying what was checked).
@@ -154,6 +204,7 @@ function M.check(root)
       end
     end
   end
+  for _, v in ipairs(moduleCycles(files, edges)) do violations[#violations + 1] = v end
   table.sort(violations, function(a, b)
     if a.file ~= b.file then return a.file < b.file end
     return a.line < b.line
@@ -165,7 +216,7 @@ function M.check(root)
   end
   local summary = ("layering: %d files (%s), %d includes, %d of them the tree's: checked that engine/ "
     .. "includes no binding, server or entry header, that bindings/ and server/ include only public "
-    .. "engine headers, and that no two files include each other; %d violation%s")
+    .. "engine headers, that no two files include each other and that no two modules need each other; %d violation%s")
     :format(#files, table.concat(counts, ", "), nIncludes, nResolved, #violations, #violations == 1 and "" or "s")
   return {files = #files, perFloor = perFloor, includes = nIncludes, resolved = nResolved,
           violations = violations, summary = summary}

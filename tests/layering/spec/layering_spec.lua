@@ -1,5 +1,6 @@
 -- The include layering (tests/layering/layering.lua says the rules): the tree holds to it,
--- and a copy of the tree with one bad include of each kind fails, naming its file:line.
+-- and a copy of the tree with one bad include of each kind (and one pair of modules that
+-- need each other) fails, naming its file:line.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$")
 -- the repository: three folders up from this spec's (tests/layering/spec)
 local root = here:match("^(.*)/[^/]+/[^/]+/[^/]+$") or (here:match("^[^/]+/[^/]+/[^/]+$") and ".")
@@ -100,6 +101,15 @@ describe("include layering", function()
       -- 3. two headers that include each other
       write(dir .. "/engine/selftest/a.h", '/* a */\n#include "b.h"\n')
       write(dir .. "/engine/selftest/b.h", '/* b */\n\n#include "a.h"\n')
+      -- 4. two modules that need each other: m.c includes n.h, and n.c reaches m.h through
+      -- a header of its own; o.c needs m alone, which is allowed
+      write(dir .. "/engine/selftest/m.h", "/* m */\n")
+      write(dir .. "/engine/selftest/m.c", '#include "m.h"\n#include "n.h"\n')
+      write(dir .. "/engine/selftest/n.h", "/* n */\n")
+      write(dir .. "/engine/selftest/n_helper.h", '#include "m.h"\n')
+      write(dir .. "/engine/selftest/n.c", '#include "n.h"\n\n\n#include "n_helper.h"\n')
+      write(dir .. "/engine/selftest/o.h", "/* o */\n")
+      write(dir .. "/engine/selftest/o.c", '#include "o.h"\n#include "m.h"\n')
 
       local report = layering.check(dir)
       print(report.summary)
@@ -114,7 +124,10 @@ describe("include layering", function()
       assert.is_true(has(report, serverSource, l6, "only public engine headers"), text)
       assert.is_true(has(report, "engine/selftest/a.h", 2, "includes it back %(engine/selftest/b.h:3%)"), text)
       assert.is_true(has(report, "engine/selftest/b.h", 3, "includes it back %(engine/selftest/a.h:2%)"), text)
-      assert.are.equal(8, #report.violations, text)
+      assert.is_true(has(report, "engine/selftest/m.c", 2, "module engine/selftest/m needs engine/selftest/n%.h, "
+        .. "and engine/selftest/n%.c needs engine/selftest/m%.h back %(engine/selftest/n%.c:4%)"), text)
+      assert.is_true(has(report, "engine/selftest/n.c", 4, "module engine/selftest/n needs engine/selftest/m%.h, and engine/selftest/m%.c needs engine/selftest/n%.h back %(engine/selftest/m%.c:2%)"), text)
+      assert.are.equal(10, #report.violations, text)
     end)
     os.execute("rm -rf '" .. dir .. "'")
     assert(ok, err)
