@@ -297,10 +297,8 @@ static int host_use_fast_traceback(lua_State *L) {
   return 1;
 }
 
-bool ty_host_try(lua_State *L, int nargs, int nresults) { return ty_pcall(L, nargs, nresults); }
-
 bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what) {
-  if (ty_host_try(L, nargs, nresults)) return true;
+  if (ty_pcall(L, nargs, nresults)) return true;
   fprintf(stderr, "tycho: %s: %s\n", what, lua_tostring(L, -1));
   lua_pop(L, 1);
   return false;
@@ -422,7 +420,7 @@ static int host_fanout(lua_State *L) {
       lua_pushvalue(L, member);
       lua_pushvalue(L, 3);
     }
-    ok = lua_pcall(L, 2, 0, 0) == LUA_OK;
+    ok = lua_pcall(L, 2, 0, 0) == LUA_OK; /* bare: broadcast raises the first error again, as it was */
     if (ok) sent++;
     else if (lua_isnil(L, 6)) lua_replace(L, 6);
     lua_settop(L, 6);

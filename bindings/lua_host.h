@@ -31,8 +31,5 @@ void ty_host_traceback(lua_State *L, lua_State *L1, const char *msg, int level);
 /* Calls the function below nargs arguments under ty_pcall (lua_floor.h). On error, prints
  * "tycho: <what>: <message and traceback>" and returns false. */
 bool ty_host_call(lua_State *L, int nargs, int nresults, const char *what);
-/* As ty_host_call, but says nothing: on an error, false with the message and its traceback on
- * top of the stack (the caller pops it), for callers that decide what reaches the log. */
-bool ty_host_try(lua_State *L, int nargs, int nresults);
 
 #endif

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "lua_floor.h" /* Required for: ty_type_register */
 #include "redis.h"
 
 #define CLUSTER_MT "tycho.Cluster"
@@ -242,7 +243,7 @@ static int c_index(lua_State *L) {
   else if (strcmp(k, "connected") == 0) lua_pushboolean(L, ty_redis_connected(b->c->redis));
   else {
     lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "methods");
+    lua_getfield(L, -1, "__methods");
     lua_getfield(L, -1, k);
   }
   return 1;
@@ -251,13 +252,11 @@ static int c_index(lua_State *L) {
 int ty_cluster_push(lua_State *L, ty_cluster *c, void *mod) {
   if (lua_getfield(L, LUA_REGISTRYINDEX, CLUSTER_MT ".object") == LUA_TUSERDATA) return 1;
   lua_pop(L, 1);
-  if (luaL_newmetatable(L, CLUSTER_MT)) {
+  if (luaL_getmetatable(L, CLUSTER_MT) == LUA_TNIL) {
+    static const luaL_Reg meta[] = {{"__index", c_index}, {NULL, NULL}};
     static const luaL_Reg methods[] = {
         {"command", c_command}, {"subscribe", c_subscribe}, {"onConnect", c_on_connect}, {NULL, NULL}};
-    luaL_newlib(L, methods);
-    lua_setfield(L, -2, "methods");
-    lua_pushcfunction(L, c_index);
-    lua_setfield(L, -2, "__index");
+    ty_type_register(L, CLUSTER_MT, meta, methods);
   }
   lua_pop(L, 1);
   cluster_box *b = lua_newuserdatauv(L, sizeof *b, 1);

@@ -87,7 +87,7 @@ static int s_index(lua_State *L) {
     return 1;
   }
   lua_getmetatable(L, 1);
-  lua_getfield(L, -1, "methods");
+  lua_getfield(L, -1, "__methods");
   lua_pushvalue(L, 2);
   if (lua_rawget(L, -2) != LUA_TNIL) return 1;
   lua_getiuservalue(L, 1, 1); /* fields the module stored on the session */
@@ -220,7 +220,7 @@ static int h_index(lua_State *L) {
     return 1;
   }
   lua_getmetatable(L, 1);
-  lua_getfield(L, -1, "methods");
+  lua_getfield(L, -1, "__methods");
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
   return 1;
@@ -229,31 +229,17 @@ static int h_index(lua_State *L) {
 void host_lua_open(lua_State *L) {
   static const luaL_Reg session_methods[] = {
       {"send", s_send}, {"sendText", s_send_text}, {"sendBinary", s_send_binary}, {"close", s_close}, {NULL, NULL}};
-  luaL_newmetatable(L, SESSION_MT);
-  luaL_newlib(L, session_methods);
-  lua_setfield(L, -2, "methods");
-  lua_pushcfunction(L, s_index);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, s_newindex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushcfunction(L, s_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg session_meta[] = {
+      {"__index", s_index}, {"__newindex", s_newindex}, {"__tostring", s_tostring}, {NULL, NULL}};
+  ty_type_register(L, SESSION_MT, session_meta, session_methods);
 
   static const luaL_Reg timer_methods[] = {{"cancel", t_cancel}, {NULL, NULL}};
-  luaL_newmetatable(L, TIMER_MT);
-  luaL_newlib(L, timer_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  ty_type_register(L, TIMER_MT, NULL, timer_methods);
 
   static const luaL_Reg host_methods[] = {{"every", h_every}, {"log", h_log}, {"monitor", h_monitor},
       {"monitorRecord", h_monitor_record}, {"monitorCluster", h_monitor_cluster}, {NULL, NULL}};
-  luaL_newmetatable(L, HOST_MT);
-  luaL_newlib(L, host_methods);
-  lua_setfield(L, -2, "methods");
-  lua_pushcfunction(L, h_index);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  static const luaL_Reg host_meta[] = {{"__index", h_index}, {NULL, NULL}};
+  ty_type_register(L, HOST_MT, host_meta, host_methods);
 }
 
 int host_lua_new_host(lua_State *L) {

@@ -57,7 +57,7 @@ module *module_of(lua_State *L) {
  * counted, and module_errors_flush writes the count once a second: one client raising on
  * every message cannot fill the log. */
 static void module_error(module *m, double *gate, const char *what, const char *msg) {
-  if (!msg) msg = "(error object is not a string)";
+  if (!msg) msg = "(error object is not a string)"; /* never from ty_msgh, which always writes one */
   if (gate) {
     double now = ty_now();
     bool quiet = now - *gate >= ERR_QUIET;
@@ -87,7 +87,7 @@ void module_errors_flush(module *m, double now) {
 bool module_call_at(module *m, double *gate, int nargs, int nresults, const char *what) {
   m->mem_refused = false; /* a cap passed outside this call is not this call's */
   ty_fence_arm(&m->fence, m->L);
-  bool ok = ty_host_try(m->L, nargs, nresults);
+  bool ok = ty_pcall(m->L, nargs, nresults); /* the message and the user's traceback (ty_msgh) */
   ty_fence_disarm(&m->fence);
   if (!ok) {
     module_error(m, gate, what, lua_tostring(m->L, -1));
