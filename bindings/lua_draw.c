@@ -4,7 +4,7 @@
  * where the queue itself drops every call. */
 #include <string.h>
 
-#include "lua_render.h" /* Required for: ty_lua_renderer */
+#include "lua_render.h" /* Required for: ty_lua_renderer, ty_check_texture */
 #include "lua_scene.h"  /* Required for: ty_check_gameobject, ty_lua_world_matrix */
 #include "lua_text.h"
 #include "render/draw2d.h"
@@ -52,7 +52,7 @@ static int draw_text(lua_State *L) {
   if (!lua_isnoneornil(L, 4)) {
     luaL_checktype(L, 4, LUA_TTABLE);
     if (opt_field(L, 4, "font", LUA_TUSERDATA, "Font") != LUA_TNIL) {
-      font = luaL_testudata(L, -1, TY_FONT) ? ty_check_font(L, -1) : NULL;
+      font = ty_test_font(L, -1);
       if (!font) luaL_argerror(L, 4, "font: Font expected, got userdata");
     }
     if (opt_field(L, 4, "color", LUA_TTABLE, "table") != LUA_TNIL) opt_color(L, lua_gettop(L), c);
@@ -104,7 +104,7 @@ static int draw_line(lua_State *L) {
 
 /* tycho.draw.image(texture, x, y [, {rect=, scale=, rotation=, color=}]) */
 static int draw_image(lua_State *L) {
-  uint32_t tex = *(uint32_t *)luaL_checkudata(L, 1, TY_TEXTURE);
+  uint32_t tex = ty_check_texture(L, 1);
   float x = num(L, 2), y = num(L, 3), c[4] = {1, 1, 1, 1}, rect[4], sx = 1, sy = 1, rot = 0;
   bool has_rect = false;
   if (!lua_isnoneornil(L, 4)) {

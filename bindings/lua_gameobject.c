@@ -20,6 +20,12 @@ ty_id ty_check_gameobject(lua_State *L, int idx) {
 
 ty_id ty_opt_gameobject(lua_State *L, int idx) { return lua_isnoneornil(L, idx) ? 0 : ty_check_gameobject(L, idx); }
 
+ty_id ty_test_gameobject(lua_State *L, int idx) {
+  ty_go *g = lua_touserdata(L, idx);
+  if (!g || lua_rawlen(L, idx) != sizeof *g || g->magic != TY_GO_MAGIC) return 0;
+  return ty_check_gameobject(L, idx);
+}
+
 void ty_push_gameobject(lua_State *L, ty_id id) {
   if (!id) {
     lua_pushnil(L);

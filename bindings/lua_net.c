@@ -220,7 +220,7 @@ static int net_update(lua_State *L) {
   lua_pushlightuserdata(L, ln);
   lua_getfield(L, -3, "live");
   ln->dispatching = true;
-  int rc = lua_pcall(L, 2, 1, 0);
+  int rc = lua_pcall(L, 2, 1, 0); /* bare: only to clear dispatching before raising again */
   ln->dispatching = false;
   if (rc != LUA_OK) return lua_error(L);
   return 1;
@@ -291,10 +291,9 @@ static int net_connect(lua_State *L) {
   for (double deadline = ty_now() + wait; ty_net_conn_state(c) == TY_NET_CONNECTING && ty_now() < deadline;)
     ty_net_client_service(ln->client, 0.01);
   if (ty_net_conn_state(c) == TY_NET_CLOSED && ty_net_conn_error(c)[0]) {
-    lua_pushnil(L);
-    lua_pushstring(L, ty_net_conn_error(c));
+    int n = ty_fail(L, "%s", ty_net_conn_error(c));
     ty_net_conn_release(c);
-    return 2;
+    return n;
   }
   int net = lua_gettop(L);
   lua_conn *lc = lua_newuserdatauv(L, sizeof *lc, UV_COUNT);

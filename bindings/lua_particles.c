@@ -11,12 +11,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "lua_render.h"              /* Required for: ty_lua_renderer */
+#include "lua_render.h"              /* Required for: ty_lua_renderer, ty_test_texture */
 #include "particles/particles.h"     /* Required for: ty_particles */
 #include "render/particles_pass.h"   /* Required for: ty_render_add_particles */
 
 #define TY_PARTICLES_TYPE "Particles"
-#define TY_TEXTURE_TYPE "Texture" /* lua_render.c's metatable: a uint32_t texture id */
 #define DOT_SIZE 32u
 
 typedef struct lparticles {
@@ -181,7 +180,7 @@ static void parse_options(lua_State *L, int idx, ty_particles_desc *d, lparticle
       break;
     case 13:
       if (lua_toboolean(L, -1)) {
-        uint32_t *tex = luaL_testudata(L, -1, TY_TEXTURE_TYPE);
+        uint32_t *tex = ty_test_texture(L, -1);
         if (!tex) luaL_error(L, "option 'texture' must be a Texture, got %s", luaL_typename(L, -1));
         p->texture = *tex;
       }
@@ -380,14 +379,8 @@ void ty_open_particles(lua_State *L) {
                                      {"position", p_position},   {"reset", p_reset},     {"setVisible", p_set_visible},
                                      {"destroy", p_destroy},     {"writeInstances", p_write_instances},
                                      {NULL, NULL}};
-  luaL_newmetatable(L, TY_PARTICLES_TYPE);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, p_destroy);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, p_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__gc", p_destroy}, {"__tostring", p_tostring}, {NULL, NULL}};
+  ty_type_register(L, TY_PARTICLES_TYPE, meta, methods);
   static const luaL_Reg fns[] = {{"new", p_new}, {"addPasses", p_add_passes}, {"drawn", p_drawn}, {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "_particles");

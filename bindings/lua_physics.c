@@ -1075,7 +1075,7 @@ static void mark_pending(lua_State *L, ty_id go) {
     return;
   }
   ty_push_gameobject(L, go);
-  if (lua_pcall(L, 1, 0, 0) != LUA_OK) lua_pop(L, 1);
+  if (!ty_pcall(L, 1, 0)) lua_pop(L, 1);
 }
 
 /* Before the flush: bodies whose object is gone or left scene S leave the world (one still
@@ -1359,7 +1359,7 @@ void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt) {
     /* nothing waits */
   } else if (lua_rawgetp(L, LUA_REGISTRYINDEX, &flush_key) == LUA_TFUNCTION) {
     lua_pushvalue(L, scene_idx);
-    if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    if (!ty_pcall(L, 1, 0)) {
       fprintf(stderr, "tycho: building physics bodies: %s\n", lua_tostring(L, -1));
       lua_pop(L, 1);
     }

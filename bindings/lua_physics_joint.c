@@ -117,9 +117,8 @@ static ty_id joint_object(lua_State *L, lworld *w, int t, const char *k, bool op
     lua_pop(L, 1);
     return 0;
   }
-  if (!luaL_testudata(L, -1, TY_GAMEOBJECT))
-    luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a GameObject, got %s", k, luaL_typename(L, -1)));
-  ty_id id = ty_check_gameobject(L, -1);
+  ty_id id = ty_test_gameobject(L, -1);
+  if (!id) luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a GameObject, got %s", k, luaL_typename(L, -1)));
   lworld *bw = NULL;
   if (!lphys_rec_of(L, w->dims, id, &bw)) lphys_build_waiting(L, lua_gettop(L));
   if (!lphys_rec_of(L, w->dims, id, &bw) || bw != w) {
@@ -305,7 +304,5 @@ void lphys_joints_end(lworld *w, ty_id go) {
 
 void lphys_open_joints(lua_State *L) {
   static const luaL_Reg meta[] = {{"__index", joint_index}, {"__tostring", joint_tostring}, {NULL, NULL}};
-  luaL_newmetatable(L, TY_JOINT);
-  luaL_setfuncs(L, meta, 0);
-  lua_pop(L, 1);
+  ty_type_register(L, TY_JOINT, meta, NULL);
 }

@@ -100,11 +100,7 @@ static int sb_load(lua_State *S) {
         lua_pop(S, 1);
         break;
       }
-      if (lua_type(S, -1) != LUA_TSTRING) {
-        lua_pushnil(S);
-        lua_pushliteral(S, "reader function must return a string");
-        return 2;
-      }
+      if (lua_type(S, -1) != LUA_TSTRING) return ty_fail(S, "reader function must return a string");
       if (++pieces > 1) lua_concat(S, 2);
     }
     if (!pieces) lua_pushliteral(S, "");
@@ -359,6 +355,9 @@ static void open_scene_libs(lua_State *S) {
 
 /* ---- running scene code ---- */
 
+/* The scene state's message handler. Not ty_msgh, on purpose: the scene's error objects are
+ * read only when they are strings (ty_msgh would call a table's __tostring, scene code run
+ * by the handler), and the scene state has no engine frames to trim from its traceback. */
 static int sb_msgh(lua_State *S) {
   const char *msg = lua_tostring(S, 1);
   if (!msg) msg = lua_pushfstring(S, "(error object is a %s value)", luaL_typename(S, 1));
@@ -641,11 +640,7 @@ void ty_open_sandbox(lua_State *L) {
   static const luaL_Reg methods[] = {{"load", vm_load},       {"call", vm_call},   {"stats", vm_stats},
                                      {"stopped", vm_stopped}, {"close", vm_close}, {NULL, NULL}};
   static const luaL_Reg meta[] = {{"__gc", vm_close}, {"__close", vm_close}, {"__tostring", vm_tostring}, {NULL, NULL}};
-  luaL_newmetatable(L, TY_SANDBOX_VM);
-  luaL_setfuncs(L, meta, 0);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  ty_type_register(L, TY_SANDBOX_VM, meta, methods);
   static const luaL_Reg funcs[] = {{"vm", vm_new}, {"load", sandbox_load}, {NULL, NULL}};
   luaL_newlib(L, funcs);
   lua_setfield(L, -2, "sandbox");

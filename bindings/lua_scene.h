@@ -47,6 +47,8 @@ int ty_dead_view_error(lua_State *L, int idx);
 ty_id ty_check_gameobject(lua_State *L, int idx);
 /* As ty_check_gameobject, but 0 for none or nil. */
 ty_id ty_opt_gameobject(lua_State *L, int idx);
+/* As ty_check_gameobject, but 0 when idx is not a GameObject (a destroyed one still raises). */
+ty_id ty_test_gameobject(lua_State *L, int idx);
 /* Pushes the GameObject userdata for a live id (nil for 0). */
 void ty_push_gameobject(lua_State *L, ty_id id);
 /* The Scene at idx: check raises a type error, test returns NULL. */

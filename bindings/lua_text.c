@@ -14,7 +14,15 @@ typedef struct font_ud {
   ty_font *font;
 } font_ud;
 
-ty_font *ty_check_font(lua_State *L, int idx) { return ((font_ud *)luaL_checkudata(L, idx, TY_FONT))->font; }
+ty_font *ty_check_font(lua_State *L, int idx) { return ((font_ud *)ty_check(L, idx, TY_FONT))->font; }
+ty_font *ty_test_font(lua_State *L, int idx) {
+  font_ud *u = ty_test(L, idx, TY_FONT);
+  return u ? u->font : NULL;
+}
+ty_font *ty_opt_font(lua_State *L, int idx, ty_font *def) {
+  font_ud *u = ty_opt(L, idx, TY_FONT);
+  return u ? u->font : def;
+}
 
 static int font_gc(lua_State *L) {
   font_ud *u = luaL_checkudata(L, 1, TY_FONT);
@@ -35,11 +43,7 @@ static int push_loaded(lua_State *L, const char *path, float size) {
   u->font = NULL;
   char err[512];
   u->font = ty_font_load(path, size, err, sizeof err);
-  if (!u->font) {
-    luaL_pushfail(L);
-    lua_pushstring(L, err);
-    return 2;
-  }
+  if (!u->font) return ty_fail(L, "%s", err);
   luaL_setmetatable(L, TY_FONT);
   return 1;
 }
@@ -171,14 +175,8 @@ void ty_open_text(lua_State *L) {
                                      {"getSize", font_get_size},       {"wrap", font_wrap},
                                      {"preload", font_preload},
                                      {NULL, NULL}};
-  luaL_newmetatable(L, TY_FONT);
-  luaL_newlib(L, methods);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, font_gc);
-  lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, font_tostring);
-  lua_setfield(L, -2, "__tostring");
-  lua_pop(L, 1);
+  static const luaL_Reg meta[] = {{"__gc", font_gc}, {"__tostring", font_tostring}, {NULL, NULL}};
+  ty_type_register(L, TY_FONT, meta, methods);
   static const luaL_Reg fns[] = {{"load", font_load}, {"default", font_default}, {"stats", font_stats},
                                  {NULL, NULL}};
   luaL_newlib(L, fns);

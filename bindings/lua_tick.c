@@ -70,18 +70,14 @@ static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, in
 
   walk_args args = {ls->scene, p, {0}};
   for (;;) {
-    lua_pushcfunction(L, ty_msgh);
-    int handler = lua_gettop(L);
+    int top = lua_gettop(L);
     lua_pushcfunction(L, walk_protected);
     lua_pushlightuserdata(L, &args);
     push_instances(L);
     lua_pushstring(L, HOOK_NAMES[p]);
     lua_pushliteral(L, "enabled");
     lua_pushvalue(L, arg_idx);
-    if (lua_pcall(L, 5, 0, handler) == LUA_OK) {
-      lua_pop(L, 1);
-      return;
-    }
+    if (ty_pcall(L, 5, 0)) return;
     /* The cursor names the call that raised; report it with its instance. */
     ty_id object = args.cursor.object;
     int inst = 0;
@@ -95,7 +91,7 @@ static void run_phase(lua_State *L, int scene_idx, ty_lscene *ls, ty_phase p, in
       inst = lua_gettop(L) - 1;
     }
     ls_report_error(L, scene_idx, HOOK_NAMES[p], object, inst);
-    lua_settop(L, handler - 1);
+    lua_settop(L, top);
   }
 }
 
