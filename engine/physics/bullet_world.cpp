@@ -591,8 +591,9 @@ void ty_joint3d_set_drive(ty_phys3d *W, ty_joint3d h, const ty_joint3d_drive *d)
   if (c->getConstraintType() == HINGE_CONSTRAINT_TYPE) {
     btHingeConstraint *hc = static_cast<btHingeConstraint *>(c);
     W->joints[(h & SLOT_MASK) - 1].hinge_torque = d->motor ? d->max_force : 0;
-    hc->enableAngularMotor(d->motor, btScalar(d->speed), 0); /* the impulse is set at each step */
-    if (d->limit) hc->setLimit(btScalar(d->lower), btScalar(d->upper), 0.9f, 0.3f, 1.0f);
+    /* Bullet's hinge angle is a's turn from b's; ours, as Box2D's, b's from a's: negated. */
+    hc->enableAngularMotor(d->motor, btScalar(-d->speed), 0); /* the impulse is set at each step */
+    if (d->limit) hc->setLimit(btScalar(-d->upper), btScalar(-d->lower), 0.9f, 0.3f, 1.0f);
     else hc->setLimit(1, -1); /* lower above upper: free */
   } else if (c->getConstraintType() == SLIDER_CONSTRAINT_TYPE) {
     btSliderConstraint *sl = static_cast<btSliderConstraint *>(c);
@@ -610,7 +611,7 @@ void ty_joint3d_set_drive(ty_phys3d *W, ty_joint3d h, const ty_joint3d_drive *d)
 float ty_joint3d_position(const ty_phys3d *W, ty_joint3d h) {
   btTypedConstraint *c = joint_of(W, h);
   if (!c) return 0;
-  if (c->getConstraintType() == HINGE_CONSTRAINT_TYPE) return (float)static_cast<btHingeConstraint *>(c)->getHingeAngle();
+  if (c->getConstraintType() == HINGE_CONSTRAINT_TYPE) return -(float)static_cast<btHingeConstraint *>(c)->getHingeAngle();
   if (c->getConstraintType() == SLIDER_CONSTRAINT_TYPE) {
     btSliderConstraint *sl = static_cast<btSliderConstraint *>(c);
     sl->calculateTransforms(sl->getRigidBodyA().getCenterOfMassTransform(), sl->getRigidBodyB().getCenterOfMassTransform());

@@ -129,7 +129,9 @@ void ty_joint3d_destroy(ty_phys3d *W, ty_joint3d j);
 bool ty_joint3d_valid(const ty_phys3d *W, ty_joint3d j);
 /* Sets a hinge's or slider's motor and limits (others ignore it). */
 void ty_joint3d_set_drive(ty_phys3d *W, ty_joint3d j, const ty_joint3d_drive *drive);
-/* Hinge: its angle (radians); slider: its translation (meters); others 0. */
+/* Hinge: its angle (radians, b's turn from a's, within +-pi); slider: its translation
+ * (meters, b's travel from a's along the axis); others 0. As in 2D, a motor's positive speed
+ * makes the position grow. */
 float ty_joint3d_position(const ty_phys3d *W, ty_joint3d j);
 
 #ifdef __cplusplus

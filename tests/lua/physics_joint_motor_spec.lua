@@ -80,6 +80,28 @@ describe("joint motors", function()
   end
 end)
 
+describe("joint motor directions", function()
+  it("a positive speed turns a body the same way in both worlds, and raises angle and translation", function()
+    local turned = {}
+    for _, case in ipairs {
+      { dims = 2, type = "revolute", k = "angle", max = "maxMotorTorque" },
+      { dims = 3, type = "hinge", k = "angle", max = "maxMotorTorque", axis = { 0, 0, 1 } },
+      { dims = 2, type = "prismatic", k = "translation", max = "maxMotorForce", axis = { 1, 0 } },
+      { dims = 3, type = "slider", k = "translation", max = "maxMotorForce", axis = { 1, 0, 0 } },
+    } do
+      local scene = Scene.new()
+      world(scene, case.dims).gravity = { 0, 0, 0 }
+      local go = body(scene, "driven", { 0, 2, 0 }, case.dims)
+      local j = world(scene, case.dims):joint { type = case.type, a = go, axis = case.axis, motorSpeed = 1, [case.max] = 1000 }
+      run(scene, 30)
+      assert.is_true(j[case.k] > 0.45, case.type .. " " .. j[case.k])
+      -- a joined to the world: the world's turn or travel from a's grows, so a goes the other way
+      turned[case.type] = case.k == "angle" and go.rotation.z * go.rotation.w or go.position.x
+      assert.is_true(turned[case.type] < -0.2, case.type .. " " .. turned[case.type])
+    end
+  end)
+end)
+
 describe("joint limits", function()
   it("a revolute's limits stop a pendulum's swing within its angles", function()
     local scene = Scene.new()
