@@ -72,6 +72,7 @@ static float joint_number(lua_State *L, int t, const char *k, float def, float m
   lua_Number v = type == LUA_TNIL ? def : lua_tonumber(L, -1);
   if ((type != LUA_TNIL && type != LUA_TNUMBER) || !isfinite(v) || v < min) {
     const char *got = type == LUA_TNUMBER ? luaL_tolstring(L, -1, NULL) : luaL_typename(L, -1);
+    if (isinf(min)) luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a finite number, got %s", k, got));
     luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a finite number >= %f, got %s", k, (lua_Number)min, got));
   }
   lua_pop(L, 1);
@@ -146,6 +147,65 @@ static void to_body_frame(const float bp[3], const float bq[4], const float p[3]
   lphys_quat_mul(c, q, lq);
 }
 
+/* What a joint's motor and limits measure: 'a' an angle (turning), 'l' a length (sliding),
+ * 0 none (the joint has neither). A wheel's motor turns it and its limits bound its travel. */
+static char joint_motor_kind(int dims, int kind) {
+  if (dims == 2) return kind == TY_JOINT2D_REVOLUTE || kind == TY_JOINT2D_WHEEL ? 'a' : kind == TY_JOINT2D_PRISMATIC ? 'l' : 0;
+  return kind == TY_JOINT3D_HINGE ? 'a' : kind == TY_JOINT3D_SLIDER ? 'l' : 0;
+}
+
+static char joint_limit_kind(int dims, int kind) {
+  return dims == 2 && kind == TY_JOINT2D_WHEEL ? 'l' : joint_motor_kind(dims, kind);
+}
+
+/* The joint's drive (motor and limits), the same struct in both worlds. */
+static ty_joint2d_drive *joint_drive(joint_rec *jr, int dims) {
+  _Static_assert(sizeof(ty_joint2d_drive) == sizeof(ty_joint3d_drive), "one drive layout");
+  return dims == 2 ? &jr->desc.d2.drive : (ty_joint2d_drive *)&jr->desc.d3.drive;
+}
+
+/* Game units to the engine's for a length (2D: divided by unitsPerMeter), and a motor's
+ * speed and most force or torque (a torque is a force times a length). */
+static float joint_scale(const lworld *w, char what) {
+  float u = w->dims == 2 ? w->upm : 1;
+  return what == 'l' ? u : what == 't' ? u * u : 1;
+}
+
+/* Reads the motor and limit options into d (engine units); raises on one this joint lacks. */
+static void joint_drive_options(lua_State *L, lworld *w, int kind, const char *type, ty_joint2d_drive *d) {
+  static const char *const names[] = {"motor", "motorSpeed", "maxMotorTorque", "maxMotorForce", "limit", "lower", "upper"};
+  char motor = joint_motor_kind(w->dims, kind), limit = joint_limit_kind(w->dims, kind);
+  const char *force = motor == 'a' ? "maxMotorForce" : "maxMotorTorque"; /* the one it does not take */
+  for (int i = 0; i < 7; i++) {
+    bool has = lua_getfield(L, 2, names[i]) != LUA_TNIL;
+    lua_pop(L, 1);
+    if (has && ((i < 4 && !motor) || (i >= 4 && !limit)))
+      luaL_argerror(L, 2, lua_pushfstring(L, "a %s joint has no %s (%s)", type, i < 4 ? "motor" : "limits", names[i]));
+    if (has && strcmp(names[i], force) == 0)
+      luaL_argerror(L, 2, lua_pushfstring(L, "a %s joint's motor takes %s, not %s", type,
+                                          motor == 'a' ? "maxMotorTorque" : "maxMotorForce", force));
+  }
+  memset(d, 0, sizeof *d);
+  if (!motor) return;
+  const char *max = motor == 'a' ? "maxMotorTorque" : "maxMotorForce";
+  d->speed = joint_number(L, 2, "motorSpeed", 0, -HUGE_VALF) / joint_scale(w, motor == 'a' ? 0 : 'l');
+  d->max_force = joint_number(L, 2, max, 0, 0) / joint_scale(w, motor == 'a' ? 't' : 'l');
+  lua_getfield(L, 2, "motor");
+  lua_getfield(L, 2, "motorSpeed");
+  lua_getfield(L, 2, max);
+  d->motor = lua_isnil(L, -3) ? !lua_isnil(L, -2) || !lua_isnil(L, -1) : lua_toboolean(L, -3);
+  lua_pop(L, 3);
+  float lower = joint_number(L, 2, "lower", 0, -HUGE_VALF), upper = joint_number(L, 2, "upper", 0, -HUGE_VALF);
+  if (lower > upper)
+    luaL_argerror(L, 2, lua_pushfstring(L, "lower (%f) must not be above upper (%f)", (lua_Number)lower, (lua_Number)upper));
+  d->lower = lower / joint_scale(w, limit), d->upper = upper / joint_scale(w, limit);
+  lua_getfield(L, 2, "limit");
+  lua_getfield(L, 2, "lower");
+  lua_getfield(L, 2, "upper");
+  d->limit = lua_isnil(L, -3) ? !lua_isnil(L, -2) || !lua_isnil(L, -1) : lua_toboolean(L, -3);
+  lua_pop(L, 3);
+}
+
 int lphys_joint_new(lua_State *L, lworld *w) {
   luaL_checktype(L, 2, LUA_TTABLE);
   int dims = w->dims;
@@ -185,6 +245,8 @@ int lphys_joint_new(lua_State *L, lworld *w) {
   lua_getfield(L, 2, "collideConnected");
   bool collide = lua_toboolean(L, -1);
   lua_pop(L, 1);
+  ty_joint2d_drive drive;
+  joint_drive_options(L, w, kind, type, &drive);
 
   uint32_t slot = 0; /* a slot an ended joint left, else a new one */
   while (slot < w->joint_count && !w->joints[slot].dead) slot++;
@@ -213,6 +275,7 @@ int lphys_joint_new(lua_State *L, lworld *w) {
     d->length = length / u;
     d->stiffness = stiffness, d->damping = damping;
     d->collide_connected = collide;
+    d->drive = drive;
   } else {
     ty_joint3d_desc *d = &jr.desc.d3;
     d->kind = (ty_joint3d_kind)kind;
@@ -230,6 +293,7 @@ int lphys_joint_new(lua_State *L, lworld *w) {
     to_body_frame(pa, qa, anchor, q, d->pos_a, d->rot_a);
     to_body_frame(pb, qb, anchor, q, d->pos_b, d->rot_b);
     d->collide_connected = collide;
+    memcpy(&d->drive, &drive, sizeof drive);
   }
   if (slot == w->joint_count) w->joint_count++;
   w->joints[slot] = jr;
@@ -261,6 +325,8 @@ static int joint_destroy(lua_State *L) {
   return 0;
 }
 
+static int joint_drive_index(lua_State *L, lworld *w, joint_rec *jr, const char *k);
+
 static int joint_index(lua_State *L) {
   ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
   joint_rec *jr = joint_get(L, 1);
@@ -278,9 +344,88 @@ static int joint_index(lua_State *L) {
   } else if (strcmp(k, "b") == 0) {
     ty_push_gameobject(L, jr->b);
   } else {
+    return joint_drive_index(L, j->w, jr, k);
+  }
+  return 1;
+}
+
+/* The joint's kind, and what its motor and limits measure. */
+static int joint_kind(const lworld *w, const joint_rec *jr) {
+  return w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind;
+}
+
+static const char *joint_type_name(const lworld *w, const joint_rec *jr) {
+  return JOINT_TYPES[w->dims - 2][joint_kind(w, jr)];
+}
+
+/* joint.angle (revolute, wheel, hinge), .translation (prismatic, wheel, slider), .motor, .motorSpeed, .maxMotorTorque/.maxMotorForce, .limit,
+ * .lower, .upper: nil where the joint has no such thing. */
+static int joint_drive_index(lua_State *L, lworld *w, joint_rec *jr, const char *k) {
+  char motor = joint_motor_kind(w->dims, joint_kind(w, jr)), limit = joint_limit_kind(w->dims, joint_kind(w, jr));
+  const ty_joint2d_drive *d = joint_drive(jr, w->dims);
+  bool angle = strcmp(k, "angle") == 0, translation = strcmp(k, "translation") == 0;
+  if ((angle && motor == 'a') || (translation && (motor == 'l' || limit == 'l'))) {
+    float p = !jr->handle ? 0
+              : w->dims == 3 ? ty_joint3d_position(w->w3, jr->handle)
+              : angle ? ty_joint2d_angle(w->w2, jr->handle)
+                      : ty_joint2d_translation(w->w2, jr->handle);
+    lua_pushnumber(L, (double)p * joint_scale(w, angle ? 0 : 'l'));
+  } else if (motor && strcmp(k, "motor") == 0) {
+    lua_pushboolean(L, d->motor);
+  } else if (motor && strcmp(k, "motorSpeed") == 0) {
+    lua_pushnumber(L, (double)d->speed * joint_scale(w, motor == 'a' ? 0 : 'l'));
+  } else if (motor && strcmp(k, motor == 'a' ? "maxMotorTorque" : "maxMotorForce") == 0) {
+    lua_pushnumber(L, (double)d->max_force * joint_scale(w, motor == 'a' ? 't' : 'l'));
+  } else if (limit && strcmp(k, "limit") == 0) {
+    lua_pushboolean(L, d->limit);
+  } else if (limit && (strcmp(k, "lower") == 0 || strcmp(k, "upper") == 0)) {
+    lua_pushnumber(L, (double)(k[0] == 'l' ? d->lower : d->upper) * joint_scale(w, limit));
+  } else {
     lua_pushnil(L);
   }
   return 1;
+}
+
+/* joint.motor = bool, .motorSpeed, .maxMotorTorque/.maxMotorForce, .limit = bool, .lower,
+ * .upper: the joint changes now (and keeps the change when it is made again). */
+static int joint_newindex(lua_State *L) {
+  ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
+  joint_rec *jr = joint_get(L, 1);
+  const char *k = luaL_checkstring(L, 2);
+  if (!jr) return luaL_error(L, "this joint was destroyed (by joint:destroy() or with one of its objects)");
+  lworld *w = j->w;
+  char motor = joint_motor_kind(w->dims, joint_kind(w, jr)), limit = joint_limit_kind(w->dims, joint_kind(w, jr));
+  ty_joint2d_drive *d = joint_drive(jr, w->dims), nd = *d;
+  bool is_motor = strcmp(k, "motor") == 0 || strcmp(k, "motorSpeed") == 0 || strcmp(k, "maxMotorTorque") == 0 ||
+                  strcmp(k, "maxMotorForce") == 0;
+  bool is_limit = strcmp(k, "limit") == 0 || strcmp(k, "lower") == 0 || strcmp(k, "upper") == 0;
+  if ((is_motor && !motor) || (is_limit && !limit))
+    return luaL_error(L, "a %s joint has no %s (Joint.%s)", joint_type_name(w, jr), is_motor ? "motor" : "limits", k);
+  if (!is_motor && !is_limit) return luaL_error(L, "Joint.%s cannot be set", k);
+  if (strcmp(k, "motor") == 0 || strcmp(k, "limit") == 0) {
+    luaL_checktype(L, 3, LUA_TBOOLEAN);
+    *(k[0] == 'm' ? &nd.motor : &nd.limit) = lua_toboolean(L, 3);
+  } else {
+    int isnum;
+    lua_Number v = lua_tonumberx(L, 3, &isnum);
+    bool max = strncmp(k, "maxMotor", 8) == 0;
+    if (max && strcmp(k, motor == 'a' ? "maxMotorTorque" : "maxMotorForce") != 0)
+      return luaL_error(L, "a %s joint's motor takes %s, not %s", joint_type_name(w, jr),
+                        motor == 'a' ? "maxMotorTorque" : "maxMotorForce", k);
+    if (!isnum || !isfinite(v) || (max && v < 0))
+      return luaL_error(L, "Joint.%s must be a finite number%s, got %s", k, max ? " >= 0" : "",
+                        isnum ? lua_tostring(L, 3) : luaL_typename(L, 3));
+    if (strcmp(k, "motorSpeed") == 0) nd.speed = (float)v / joint_scale(w, motor == 'a' ? 0 : 'l');
+    else if (max) nd.max_force = (float)v / joint_scale(w, motor == 'a' ? 't' : 'l');
+    else *(k[0] == 'l' ? &nd.lower : &nd.upper) = (float)v / joint_scale(w, limit);
+    if (nd.lower > nd.upper)
+      return luaL_error(L, "Joint.%s: lower (%f) must not be above upper (%f)", k, (lua_Number)nd.lower * joint_scale(w, limit),
+                        (lua_Number)nd.upper * joint_scale(w, limit));
+  }
+  *d = nd;
+  if (jr->handle && w->dims == 2) ty_joint2d_set_drive(w->w2, jr->handle, d);
+  else if (jr->handle) ty_joint3d_set_drive(w->w3, jr->handle, (const ty_joint3d_drive *)d);
+  return 0;
 }
 
 static int joint_tostring(lua_State *L) {
@@ -303,6 +448,7 @@ void lphys_joints_end(lworld *w, ty_id go) {
 }
 
 void lphys_open_joints(lua_State *L) {
-  static const luaL_Reg meta[] = {{"__index", joint_index}, {"__tostring", joint_tostring}, {NULL, NULL}};
+  static const luaL_Reg meta[] = {
+      {"__index", joint_index}, {"__newindex", joint_newindex}, {"__tostring", joint_tostring}, {NULL, NULL}};
   ty_type_register(L, TY_JOINT, meta, NULL);
 }

@@ -321,9 +321,54 @@ ty_joint2d ty_joint2d_create(ty_phys2d *W, const ty_joint2d_desc *d) {
     return 0;
   }
   j->GetUserData().pointer = h;
+  ty_joint2d_set_drive(W, h, &d->drive);
   a->SetAwake(true);
   b->SetAwake(true);
   return h;
+}
+
+void ty_joint2d_set_drive(ty_phys2d *W, ty_joint2d h, const ty_joint2d_drive *d) {
+  b2Joint *j = W->joints.get(h);
+  if (!j) return;
+  switch (j->GetType()) {
+    case e_revoluteJoint: {
+      b2RevoluteJoint *r = static_cast<b2RevoluteJoint *>(j);
+      r->EnableMotor(d->motor), r->SetMotorSpeed(d->speed), r->SetMaxMotorTorque(d->max_force);
+      r->EnableLimit(d->limit), r->SetLimits(d->lower, d->upper);
+      break;
+    }
+    case e_prismaticJoint: {
+      b2PrismaticJoint *p = static_cast<b2PrismaticJoint *>(j);
+      p->EnableMotor(d->motor), p->SetMotorSpeed(d->speed), p->SetMaxMotorForce(d->max_force);
+      p->EnableLimit(d->limit), p->SetLimits(d->lower, d->upper);
+      break;
+    }
+    case e_wheelJoint: {
+      b2WheelJoint *w = static_cast<b2WheelJoint *>(j);
+      w->EnableMotor(d->motor), w->SetMotorSpeed(d->speed), w->SetMaxMotorTorque(d->max_force);
+      w->EnableLimit(d->limit), w->SetLimits(d->lower, d->upper);
+      break;
+    }
+    default: return;
+  }
+  j->GetBodyA()->SetAwake(true); /* a changed motor moves a sleeping body */
+  j->GetBodyB()->SetAwake(true);
+}
+
+float ty_joint2d_angle(const ty_phys2d *W, ty_joint2d h) {
+  b2Joint *j = W->joints.get(h);
+  if (!j) return 0;
+  if (j->GetType() == e_revoluteJoint) return static_cast<b2RevoluteJoint *>(j)->GetJointAngle();
+  if (j->GetType() == e_wheelJoint) return static_cast<b2WheelJoint *>(j)->GetJointAngle();
+  return 0;
+}
+
+float ty_joint2d_translation(const ty_phys2d *W, ty_joint2d h) {
+  b2Joint *j = W->joints.get(h);
+  if (!j) return 0;
+  if (j->GetType() == e_prismaticJoint) return static_cast<b2PrismaticJoint *>(j)->GetJointTranslation();
+  if (j->GetType() == e_wheelJoint) return static_cast<b2WheelJoint *>(j)->GetJointTranslation();
+  return 0;
 }
 
 void ty_joint2d_destroy(ty_phys2d *W, ty_joint2d h) {

@@ -68,6 +68,7 @@ struct ty_phys3d {
   struct joint_slot {
     btTypedConstraint *c;
     uint32_t gen;
+    float hinge_torque; /* a hinge motor's most torque: Bullet takes an impulse, torque * dt at each step */
   };
   std::vector<joint_slot> joints; /* slot i: handle (gen << SLOT_BITS) | (i + 1) */
   std::vector<uint32_t> free_joints;
@@ -142,6 +143,9 @@ void ty_phys3d_set_gravity(ty_phys3d *W, const float g[3]) {
 void ty_phys3d_gravity(const ty_phys3d *W, float out[3]) { out3(W->gravity, out); }
 
 void ty_phys3d_step(ty_phys3d *W, float dt) {
+  for (auto &j : W->joints)
+    if (j.c && j.c->getConstraintType() == HINGE_CONSTRAINT_TYPE)
+      static_cast<btHingeConstraint *>(j.c)->setMaxMotorImpulse(btScalar(j.hinge_torque * dt));
   W->world.stepSimulation(dt, 0); /* exactly one step of dt: the tick is the fixed step */
   std::map<std::pair<uint64_t, uint64_t>, bool> now;
   int n = W->dispatcher.getNumManifolds();
@@ -526,7 +530,7 @@ ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *d) {
     i = W->free_joints.back();
     W->free_joints.pop_back();
   } else if (W->joints.size() < SLOT_MASK) {
-    W->joints.push_back({nullptr, 1});
+    W->joints.push_back({nullptr, 1, 0});
     i = (uint32_t)W->joints.size() - 1;
   } else {
     delete c;
@@ -535,6 +539,7 @@ ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *d) {
   W->joints[i].c = c;
   ty_joint3d h = (W->joints[i].gen << SLOT_BITS) | (i + 1);
   c->setUserConstraintId((int)h);
+  ty_joint3d_set_drive(W, h, &d->drive);
   W->world.addConstraint(c, !d->collide_connected);
   /* Bullet puts a body to sleep after two seconds under 0.8 m/s, which a swinging pendulum
    * or a slow hinge spends most of its time under: a jointed body sleeps only once it is
@@ -579,3 +584,38 @@ void ty_body3d_set_enabled(ty_phys3d *W, ty_body3d h, bool enabled) {
 }
 
 } /* extern "C" */
+
+void ty_joint3d_set_drive(ty_phys3d *W, ty_joint3d h, const ty_joint3d_drive *d) {
+  btTypedConstraint *c = joint_of(W, h);
+  if (!c) return;
+  if (c->getConstraintType() == HINGE_CONSTRAINT_TYPE) {
+    btHingeConstraint *hc = static_cast<btHingeConstraint *>(c);
+    W->joints[(h & SLOT_MASK) - 1].hinge_torque = d->motor ? d->max_force : 0;
+    /* Bullet's hinge angle is a's turn from b's; ours, as Box2D's, b's from a's: negated. */
+    hc->enableAngularMotor(d->motor, btScalar(-d->speed), 0); /* the impulse is set at each step */
+    if (d->limit) hc->setLimit(btScalar(-d->upper), btScalar(-d->lower), 0.9f, 0.3f, 1.0f);
+    else hc->setLimit(1, -1); /* lower above upper: free */
+  } else if (c->getConstraintType() == SLIDER_CONSTRAINT_TYPE) {
+    btSliderConstraint *sl = static_cast<btSliderConstraint *>(c);
+    sl->setPoweredLinMotor(d->motor);
+    sl->setTargetLinMotorVelocity(btScalar(d->speed)), sl->setMaxLinMotorForce(btScalar(d->max_force));
+    if (d->limit) sl->setLowerLinLimit(btScalar(d->lower)), sl->setUpperLinLimit(btScalar(d->upper));
+    else sl->setLowerLinLimit(1), sl->setUpperLinLimit(-1);
+  } else {
+    return;
+  }
+  for (btRigidBody *b : {&c->getRigidBodyA(), &c->getRigidBodyB()})
+    if (!b->isStaticOrKinematicObject()) b->activate(true);
+}
+
+float ty_joint3d_position(const ty_phys3d *W, ty_joint3d h) {
+  btTypedConstraint *c = joint_of(W, h);
+  if (!c) return 0;
+  if (c->getConstraintType() == HINGE_CONSTRAINT_TYPE) return -(float)static_cast<btHingeConstraint *>(c)->getHingeAngle();
+  if (c->getConstraintType() == SLIDER_CONSTRAINT_TYPE) {
+    btSliderConstraint *sl = static_cast<btSliderConstraint *>(c);
+    sl->calculateTransforms(sl->getRigidBodyA().getCenterOfMassTransform(), sl->getRigidBodyB().getCenterOfMassTransform());
+    return (float)sl->getLinearPos();
+  }
+  return 0;
+}

@@ -127,6 +127,16 @@ typedef enum {
   TY_JOINT2D_WHEEL      /* a wheel: free turning, a spring along axis (a car's suspension) */
 } ty_joint2d_kind;
 
+/* A joint's motor and limits. The motor drives the joint at speed, with at most max_force;
+ * the limits keep its position within [lower, upper]. Revolute: radians (b's angle from a's,
+ * less the angle they were made at), rad/s, N*m. Prismatic: meters along the axis, m/s, N.
+ * Wheel: the motor turns the wheel (rad/s, N*m), the limits bound its travel along the axis (m). */
+typedef struct ty_joint2d_drive {
+  bool motor, limit;
+  float speed, max_force;
+  float lower, upper;
+} ty_joint2d_drive;
+
 typedef struct ty_joint2d_desc {
   ty_joint2d_kind kind;
   ty_body2d a, b;         /* b 0: the world */
@@ -136,12 +146,19 @@ typedef struct ty_joint2d_desc {
   float length;           /* distance: the rest length */
   float stiffness, damping; /* distance, wheel: a spring (N/m, N*s/m); 0 stiffness: a rigid rod (distance) */
   bool collide_connected; /* the two bodies still touch each other */
+  ty_joint2d_drive drive; /* revolute, prismatic, wheel: a motor and limits */
 } ty_joint2d_desc;
 
 /* 0 when a handle is stale or the pool is full. */
 ty_joint2d ty_joint2d_create(ty_phys2d *W, const ty_joint2d_desc *desc);
 void ty_joint2d_destroy(ty_phys2d *W, ty_joint2d j);
 bool ty_joint2d_valid(const ty_phys2d *W, ty_joint2d j);
+/* Sets a revolute, prismatic or wheel joint's motor and limits (others ignore it). */
+void ty_joint2d_set_drive(ty_phys2d *W, ty_joint2d j, const ty_joint2d_drive *drive);
+/* A revolute's or wheel's angle now (radians; b's from a's), a prismatic's or wheel's
+ * translation along its axis (meters; b's from a's, along a's axis); others 0. */
+float ty_joint2d_angle(const ty_phys2d *W, ty_joint2d j);
+float ty_joint2d_translation(const ty_phys2d *W, ty_joint2d j);
 
 #ifdef __cplusplus
 }

@@ -105,18 +105,34 @@ typedef enum {
   TY_JOINT3D_SLIDER  /* moves along one axis, no turning */
 } ty_joint3d_kind;
 
+/* A hinge's or slider's motor and limits: speed with at most max_force, the position kept
+ * within [lower, upper]. Hinge: radians about the axis, rad/s, N*m. Slider: meters along the
+ * axis, m/s, N. */
+typedef struct ty_joint3d_drive {
+  bool motor, limit;
+  float speed, max_force;
+  float lower, upper;
+} ty_joint3d_drive;
+
 typedef struct ty_joint3d_desc {
   ty_joint3d_kind kind;
   ty_body3d a, b;
   float pos_a[3], rot_a[4]; /* the joint's frame in a's frame */
   float pos_b[3], rot_b[4]; /* and in b's (the world's when b is 0) */
   bool collide_connected;
+  ty_joint3d_drive drive; /* hinge, slider */
 } ty_joint3d_desc;
 
 /* 0 when a handle is stale or the pool is full. */
 ty_joint3d ty_joint3d_create(ty_phys3d *W, const ty_joint3d_desc *desc);
 void ty_joint3d_destroy(ty_phys3d *W, ty_joint3d j);
 bool ty_joint3d_valid(const ty_phys3d *W, ty_joint3d j);
+/* Sets a hinge's or slider's motor and limits (others ignore it). */
+void ty_joint3d_set_drive(ty_phys3d *W, ty_joint3d j, const ty_joint3d_drive *drive);
+/* Hinge: its angle (radians, b's turn from a's, within +-pi); slider: its translation
+ * (meters, b's travel from a's along the axis); others 0. As in 2D, a motor's positive speed
+ * makes the position grow. */
+float ty_joint3d_position(const ty_phys3d *W, ty_joint3d j);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,15 @@
 -- thrown half a second in, knocks down; and a character that walks up and down a slope.
 -- Space throws another ball. Bodies and colliders are components; the engine steps them in
 -- the physics phase and writes their poses back to the objects (scripts/docs/physics.md).
+-- Joints have a scene of their own: joints/main.lua.
 local tycho = require("tycho")
+
+-- TYCHO_PHYSICS_SCENE=joints shows the joints scene (joints/main.lua) instead.
+if os.getenv("TYCHO_PHYSICS_SCENE") == "joints" then
+  local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$") or "."
+  return dofile(here .. "/joints/main.lua")
+end
+
 local engine = tycho.engine
 local scene = engine.scene
 

@@ -51,6 +51,13 @@ function tycho.physics.layer(v) end
 ---@field stiffness? number distance, wheel: a spring's stiffness, newtons a meter (0: a rigid rod for distance)
 ---@field damping? number distance, wheel: the spring's damping, newton-seconds a meter (0)
 ---@field collideConnected? boolean the two bodies still touch each other (false)
+---@field motor? boolean revolute, wheel, prismatic, hinge, slider: drive the joint (true when motorSpeed or the most force or torque is given)
+---@field motorSpeed? number the motor's speed: radians a second (revolute, wheel, hinge) or game units a second along the axis (prismatic, slider) (0)
+---@field maxMotorTorque? number revolute, wheel, hinge: the most torque the motor gives (0), >= 0
+---@field maxMotorForce? number prismatic, slider: the most force the motor gives (0), >= 0
+---@field limit? boolean revolute, wheel, prismatic, hinge, slider: keep the joint between lower and upper (true when either is given)
+---@field lower? number the limit's low end: radians (revolute, hinge) or game units along the axis (prismatic, wheel, slider) (0)
+---@field upper? number the limit's high end, >= lower (0)
 
 ---A joint: world:joint's result. It ends with joint:destroy() or when either object is
 ---destroyed (at the sweep); a body rebuilt is held again at the next tick.
@@ -59,6 +66,15 @@ function tycho.physics.layer(v) end
 ---@field a tycho.GameObject read-only (raises once ended)
 ---@field b tycho.GameObject|nil read-only: nil when held to the world (raises once ended)
 ---@field alive boolean false once ended
+---@field angle number|nil read-only: revolute, wheel, hinge: b's turn from a's since the joint was made, radians
+---@field translation number|nil read-only: prismatic, wheel, slider: b's travel from a's along a's axis since the joint was made (game units)
+---@field motor boolean|nil revolute, wheel, prismatic, hinge, slider: the motor drives the joint
+---@field motorSpeed number|nil the motor's speed (radians or game units a second)
+---@field maxMotorTorque number|nil revolute, wheel, hinge: the most torque the motor gives
+---@field maxMotorForce number|nil prismatic, slider: the most force the motor gives
+---@field limit boolean|nil revolute, wheel, prismatic, hinge, slider: the joint is kept between lower and upper
+---@field lower number|nil the limit's low end (radians, or game units along the axis)
+---@field upper number|nil the limit's high end
 local Joint = {}
 
 ---Ends the joint now (a second call does nothing).

@@ -16,7 +16,8 @@
 -- The figures are medians of per-tick times; the machine's other load shows in the means.
 -- The overhead is given twice: over the 300 ticks' totals (tick - step) / step, and as the
 -- median of each tick's own (tick - step) over the median step, which a busy machine
--- (another process taking the core in the middle of a tick) moves much less.
+-- (another process taking the core in the middle of a tick) moves much less; and by thirds
+-- of the run (falling, landing, piled), which shows why the two part at large sizes.
 --
 -- Run: build/tycho run tests/bench/physics_bench.lua --headless --frames 0
 -- Sizes: TYCHO_BENCH_SIZES box counts (1000,10000), TYCHO_BENCH_REPS ticks per figure (300),
@@ -149,6 +150,17 @@ for _, n in ipairs(SIZES) do
     print(("%dD %6d boxes onto ground  tick %8.3f ms median (%8.3f mean), %s step %8.3f ms median (%8.3f mean), overhead %5.1f%% of the step (%5.1f%% from medians), %d contacts to Lua")
       :format(dims, n, mt * 1e3, mean(ticks) * 1e3, dims == 2 and "Box2D " or "Bullet", ms * 1e3, mean(steps) * 1e3,
         overhead * 100, median(rest) / ms * 100, contacts))
+    -- The same by thirds of the run (falling, landing, piled): where the two overhead
+    -- figures part, the step's length changes over the run and the per-body work does not.
+    local thirds = {}
+    for k = 0, 2 do
+      local from, to = k * #ticks // 3 + 1, (k + 1) * #ticks // 3
+      local tsum, ssum = 0, 0
+      for i = from, to do tsum, ssum = tsum + ticks[i], ssum + steps[i] end
+      thirds[#thirds + 1] = ("step %.3f ms, overhead %.3f ms = %.1f%%"):format(ssum / (to - from + 1) * 1e3,
+        (tsum - ssum) / (to - from + 1) * 1e3, (tsum - ssum) / ssum * 100)
+    end
+    print(("%dD %6d boxes by thirds        %s"):format(dims, n, table.concat(thirds, " | ")))
     local rt, hits = timeRays(world, dims, cols)
     print(("%dD %6d boxes raycasts      %d rays %8.3f ms a frame (%.2f us/ray, %d hits)")
       :format(dims, n, RAYS, rt * 1e3, rt / RAYS * 1e6, hits))
