@@ -53,6 +53,14 @@ static void forget_gpu(void) {
   memset(gpu.pages, 0, sizeof gpu.pages);
 }
 
+ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page) {
+  ty_gl_device *dev = ty_render_device(R);
+  if (!dev || page >= TY_TEXT_MAX_PAGES) return (ty_gl_texture){0};
+  if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
+  sync_pages(dev);
+  return gpu.pages[page];
+}
+
 static bool ensure_buffers(ty_gl_device *dev, uint32_t quads) {
   if (quads <= gpu.quads && gpu.va.id) return true;
   if (gpu.va.id) ty_gl_destroy_vertex_array(dev, gpu.va);
@@ -142,6 +150,11 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
 }
 
 #else
+
+ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page) {
+  (void)R, (void)page;
+  return (ty_gl_texture){0};
+}
 
 bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   TY_ASSERT(R && F);
