@@ -74,7 +74,7 @@ struct ty_renderer {
   ty_world *world;
   char *shader_dir;
   ty_gl_device *dev;
-  struct ty_font *engine_fonts[4]; /* engine_font.c: the engine's own text, a font a size */
+  struct ty_font *engine_fonts[8]; /* engine_font.c: the engine's own text, a font a size */
   char error[2048];
 
   /* meshes: CPU copies concatenated, so the GPU buffers are one upload */
