@@ -17,6 +17,7 @@
 
 #include <cglm/cglm.h>
 
+#include "draw2d.h" /* Required for: ty_render_add_world_text */
 #include "render_internal.h"
 
 /* A pass that draws over r: it reads r when some pass wrote it already, else it clears. */
@@ -322,6 +323,8 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_program *prog = NULL;
   if (ty_render_device(R) && !(prog = need_program(R, "Tonemap", "common/fullscreen.vert", "forward/tonemap.frag", NULL)))
     return false;
+  /* tycho.Text in the world goes into the scene first: tonemapped with it, behind its walls. */
+  if (!ty_render_add_world_text(R, F)) return false;
   /* Zeroed options are the defaults (exposure 1, auto, ACES): aces off counts once an exposure is given. */
   ty_tonemap_mode mode = o->tonemap.mode;
   if (mode == TY_TONEMAP_AUTO) {
