@@ -236,7 +236,7 @@ bool ty_render_add_world_text(ty_renderer *R, ty_frame *F) {
 #else
 
 bool ty_render_add_world_text(ty_renderer *R, ty_frame *F) {
-  TY_ASSERT(R && F);
+  (void)R, (void)F;
   return true;
 }
 
