@@ -77,7 +77,7 @@ static int ui_measure(lua_State *L) {
   float scale = (float)luaL_optnumber(L, 2, 1);
   luaL_argcheck(L, scale > 0 && scale <= 64, 2, "scale must be in (0, 64]");
   float w, h;
-  ty_ui_measure(text, scale, &w, &h);
+  ty_ui_measure(ty_lua_renderer(L), text, scale, &w, &h);
   lua_pushnumber(L, w);
   lua_pushnumber(L, h);
   return 2;

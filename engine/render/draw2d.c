@@ -35,6 +35,7 @@ static struct {
   wquad *wquads;
   uint32_t wquad_count, wquad_cap;
   bool dropped_logged;
+  ty_draw2d_world world; /* what ty_draw2d_take_world last handed out */
 } d;
 
 static void to_bytes(const float c[4], uint8_t out[4]) {
@@ -301,6 +302,36 @@ static void queue_world_text(ty_renderer *R, const ty_frame *F) {
   }
   d.spare = flat;
   d.text_count = d.wquad_count = 0;
+}
+
+const ty_draw2d_world *ty_draw2d_take_world(const ty_frame *F) {
+  ty_draw2d_world *o = &d.world;
+  o->quads = o->run_count = 0;
+  if (!d.text_count) return o;
+  sort_view = F->view;
+  qsort(d.texts, d.text_count, sizeof *d.texts, farther_first);
+  static const int corner[6] = {0, 1, 2, 0, 2, 3};
+  for (uint32_t t = 0; t < d.text_count; t++) {
+    for (uint32_t i = d.texts[t].first; i < d.texts[t].first + d.texts[t].count; i++) {
+      const wquad *w = &d.wquads[i];
+      TY_GROW(o->verts, o->cap, (o->quads + 1) * 6);
+      if (!o->run_count || o->runs[o->run_count - 1].key != w->page) {
+        TY_GROW(o->runs, o->run_cap, o->run_count + 1);
+        o->runs[o->run_count++] = (drun){w->page, o->quads, 0};
+      }
+      o->runs[o->run_count - 1].count++;
+      const float us[4] = {w->uv[0], w->uv[2], w->uv[2], w->uv[0]}, vs[4] = {w->uv[1], w->uv[1], w->uv[3], w->uv[3]};
+      ty_draw2d_world_vertex *v = o->verts + (size_t)o->quads * 6;
+      for (int k = 0; k < 6; k++) {
+        int c = corner[k];
+        v[k] = (ty_draw2d_world_vertex){w->p[c][0], w->p[c][1], w->p[c][2], us[c], vs[c],
+                                        {w->rgba[0], w->rgba[1], w->rgba[2], w->rgba[3]}};
+      }
+      o->quads++;
+    }
+  }
+  d.text_count = d.wquad_count = 0;
+  return o;
 }
 
 const ty_draw2d_queue *ty_draw2d_take(ty_renderer *R, const ty_frame *F) {

@@ -52,5 +52,10 @@ void ty_draw_clear(ty_renderer *R);
  * empty or no feature made a backbuffer), then empties the queue. False (ty_render_error
  * says why) when its shader never compiled. */
 bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F);
+/* Declares WorldText: this frame's world text (ty_draw_world_text) drawn into F's HDR
+ * target, depth-tested, back to front; Tonemap declares it just before itself. Without an
+ * HDR target (or a device) it declares nothing and the 2D pass draws the text as before.
+ * False (ty_render_error says why) when its shader never compiled. */
+bool ty_render_add_world_text(ty_renderer *R, ty_frame *F);
 
 #endif

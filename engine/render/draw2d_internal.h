@@ -28,6 +28,25 @@ typedef struct ty_draw2d_queue {
   uint32_t run_count, run_cap;
 } ty_draw2d_queue;
 
+/* World text laid out in the world: six vertices (two triangles) a glyph, positions in
+ * world units, in runs of one atlas page (run keys are pages), farthest text first. */
+typedef struct ty_draw2d_world_vertex {
+  float x, y, z, u, v;
+  uint8_t rgba[4];
+} ty_draw2d_world_vertex; /* 24 bytes */
+
+typedef struct ty_draw2d_world {
+  ty_draw2d_world_vertex *verts;
+  uint32_t quads, cap; /* cap in vertices */
+  ty_draw2d_run *runs;
+  uint32_t run_count, run_cap;
+} ty_draw2d_world;
+
+/* This frame's world text, sorted back to front for F's camera, for a pass that draws it
+ * into the scene (depth-tested); valid until the next call. The world list starts again
+ * empty, so ty_draw2d_take no longer puts it in the 2D queue. */
+const ty_draw2d_world *ty_draw2d_take_world(const ty_frame *F);
+
 /* This frame's queue for its pass, world text first (projected with F's camera, back to
  * front), then the 2D calls; valid until the next call. The queue starts again empty. */
 const ty_draw2d_queue *ty_draw2d_take(ty_renderer *R, const ty_frame *F);

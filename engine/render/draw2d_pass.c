@@ -1,7 +1,11 @@
 /* engine/render/draw2d_pass.c: the pass that draws tycho.draw's queue (draw2d.c) over the
  * backbuffer after every feature's: one vertex stream, one index buffer of quads (0 1 2,
  * 0 2 3 each), a draw per run of one texture with alpha blending; glyph atlas pages
- * (engine/text) become GL textures here, refreshed by the rectangle that changed. */
+ * (engine/text) become GL textures here, refreshed by the rectangle that changed.
+ *
+ * World text (tycho.Text) has a pass of its own, WorldText, declared by Tonemap just
+ * before it: into the scene's HDR target, depth-tested against what the scene drew (a
+ * wall hides a label behind it) without writing depth, back to front, a draw a page. */
 #include <string.h>
 
 #include "draw2d_internal.h"
@@ -17,6 +21,9 @@ static struct {
   ty_gl_texture pages[TY_TEXT_MAX_PAGES];
   uint8_t *scratch;
   uint32_t scratch_cap;
+  ty_gl_buffer world_vbo; /* world text's vertices */
+  ty_gl_vertex_array world_va;
+  uint32_t world_cap; /* vertices */
 } gpu;
 
 typedef struct draw_pass {
@@ -50,7 +57,16 @@ static void sync_pages(ty_gl_device *dev) {
 
 static void forget_gpu(void) {
   gpu.dev = NULL, gpu.va.id = 0, gpu.vbo.id = 0, gpu.ibo.id = 0, gpu.quads = 0;
+  gpu.world_va.id = 0, gpu.world_vbo.id = 0, gpu.world_cap = 0;
   memset(gpu.pages, 0, sizeof gpu.pages);
+}
+
+ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page) {
+  ty_gl_device *dev = ty_render_device(R);
+  if (!dev || page >= TY_TEXT_MAX_PAGES) return (ty_gl_texture){0};
+  if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
+  sync_pages(dev);
+  return gpu.pages[page];
 }
 
 static bool ensure_buffers(ty_gl_device *dev, uint32_t quads) {
@@ -141,7 +157,93 @@ bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   return true;
 }
 
+typedef struct world_pass {
+  ty_program *prog;
+  rg_resource hdr, depth;
+  const ty_draw2d_world *w;
+} world_pass;
+
+static bool ensure_world_buffers(ty_gl_device *dev, uint32_t verts) {
+  if (verts <= gpu.world_cap && gpu.world_va.id) return true;
+  if (gpu.world_va.id) ty_gl_destroy_vertex_array(dev, gpu.world_va);
+  if (gpu.world_vbo.id) ty_gl_destroy_buffer(dev, gpu.world_vbo);
+  uint32_t cap = 6 * 256;
+  while (cap < verts) cap *= 2;
+  gpu.world_vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * sizeof(ty_draw2d_world_vertex),
+                                                              .flags = TY_GL_BUFFER_DYNAMIC, .label = "world text"});
+  ty_gl_vertex_array_desc vd = {.label = "world text"};
+  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = gpu.world_vbo, .stride = sizeof(ty_draw2d_world_vertex)};
+  vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT3, 0, offsetof(ty_draw2d_world_vertex, x)};
+  vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ty_draw2d_world_vertex, u)};
+  vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ty_draw2d_world_vertex, rgba)};
+  gpu.world_va = ty_gl_make_vertex_array(dev, &vd);
+  gpu.world_cap = gpu.world_va.id ? cap : 0;
+  return gpu.world_va.id != 0;
+}
+
+static void world_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
+  world_pass *p = data;
+  const ty_draw2d_world *w = p->w;
+  ty_gl_device *dev = ty_render_device(R);
+  if (!w->quads || !p->prog->gl.id) return;
+  if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
+  if (!ensure_world_buffers(dev, w->quads * 6)) return;
+  sync_pages(dev);
+  ty_gl_update_buffer(dev, gpu.world_vbo, 0, w->verts, (size_t)w->quads * 6 * sizeof(ty_draw2d_world_vertex));
+  ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1,
+                                               .depth = p->depth.id ? rg_context_texture(ctx, p->depth) : 0});
+  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = p->depth.id ? TY_GL_DEPTH_LEQUAL : TY_GL_DEPTH_OFF,
+                                                .no_depth_write = true, .blend = TY_GL_BLEND_ALPHA,
+                                                .cull = TY_GL_CULL_NONE});
+  ty_render_bind_frame(R, F);
+  ty_gl_use_program(dev, p->prog->gl);
+  ty_gl_bind_vertex_array(dev, gpu.world_va);
+  ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  for (uint32_t i = 0; i < w->run_count; i++) {
+    const ty_draw2d_run *r = &w->runs[i];
+    ty_gl_bind_texture(dev, 0, gpu.pages[r->key], linear);
+    ty_gl_draw(dev, TY_GL_TRIANGLES, r->first * 6, r->count * 6, 1);
+    ty_render_stats_mut(R)->draw_calls++;
+  }
+  ty_render_set_state(R, NULL);
+}
+
+bool ty_render_add_world_text(ty_renderer *R, ty_frame *F) {
+  TY_ASSERT(R && F);
+  if (!F->hdr.id || !ty_render_device(R)) return true; /* no scene target: the 2D pass draws it */
+  ty_program *prog = ty_render_program(R, "draw/world_text.vert", "draw/draw2d.frag", "#define SDF 1\n#define WORLD 1\n");
+  if (!prog) {
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", ty_render_error(R));
+    ty_render_fail(R, "render_feature_disabled", "tycho.Text: %s", msg);
+    return false;
+  }
+  const ty_draw2d_world *w = ty_draw2d_take_world(F);
+  if (!w->quads) return true;
+  /* Depth-tested against what the scene drew into depth; none drawn: over everything. */
+  bool depth = F->depth.id && ty_render_written(R, F->depth);
+  rg_resource reads[2] = {F->hdr, F->depth};
+  ty_render_mark_write(R, F->hdr);
+  ty_render_add_pass(R, F,
+                     &(rg_pass_desc){.name = "WorldText", .kind = RG_PASS_RASTER, .reads = reads,
+                                     .read_count = depth ? 2 : 1, .writes = &F->hdr, .write_count = 1},
+                     world_execute,
+                     &(world_pass){.prog = prog, .hdr = F->hdr, .depth = depth ? F->depth : (rg_resource){0}, .w = w},
+                     sizeof(world_pass));
+  return true;
+}
+
 #else
+
+bool ty_render_add_world_text(ty_renderer *R, ty_frame *F) {
+  (void)R, (void)F;
+  return true;
+}
+
+ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page) {
+  (void)R, (void)page;
+  return (ty_gl_texture){0};
+}
 
 bool ty_render_add_draw2d(ty_renderer *R, ty_frame *F) {
   TY_ASSERT(R && F);

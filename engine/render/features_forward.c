@@ -7,7 +7,6 @@
  *  - ForwardLit: PBR shading of the opaque list, then the transparent list blended.
  *  - Tonemap: hdr (+ bloom) to the backbuffer: ACES, Reinhard or none (an orthographic
  *    camera's default, so 2D colours arrive as given), then sRGB, rounded to bytes.
- *  - Overlay: FPS, a frame-time graph, draw counts and the graph's passes as text.
  *
  * Declaring needs no device (headless frames get the same passes, never executed); a
  * program is asked for only with a device, where a missing one refuses the feature. */
@@ -18,16 +17,8 @@
 
 #include <cglm/cglm.h>
 
+#include "draw2d.h" /* Required for: ty_render_add_world_text */
 #include "render_internal.h"
-
-#if TYCHO_WITH_GL
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include <stb/stb_easy_font.h> /* Required for: the overlay's text (libstb-dev) */
-#pragma GCC diagnostic pop
-#endif
 
 /* A pass that draws over r: it reads r when some pass wrote it already, else it clears. */
 static bool draw_over(ty_renderer *R, rg_resource r, rg_resource *reads, uint32_t *nr, rg_resource *writes,
@@ -332,6 +323,8 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_program *prog = NULL;
   if (ty_render_device(R) && !(prog = need_program(R, "Tonemap", "common/fullscreen.vert", "forward/tonemap.frag", NULL)))
     return false;
+  /* tycho.Text in the world goes into the scene first: tonemapped with it, behind its walls. */
+  if (!ty_render_add_world_text(R, F)) return false;
   /* Zeroed options are the defaults (exposure 1, auto, ACES): aces off counts once an exposure is given. */
   ty_tonemap_mode mode = o->tonemap.mode;
   if (mode == TY_TONEMAP_AUTO) {
@@ -351,251 +344,5 @@ bool ty_feature_tonemap(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
                      &(rg_pass_desc){.name = "Tonemap", .kind = RG_PASS_RASTER, .reads = reads,
                                      .read_count = F->bloom.id ? 2 : 1, .writes = &F->backbuffer, .write_count = 1},
                      tonemap_execute, &tp, sizeof tp);
-  return true;
-}
-
-/* ---- Overlay ------------------------------------------------------------------------ */
-
-#if TYCHO_WITH_GL
-/* One overlay vertex: pixels from the top-left, and a colour. */
-typedef struct overlay_vertex {
-  float x, y;
-  uint8_t rgba[4];
-} overlay_vertex;
-
-static struct {
-  ty_gl_device *dev;
-  ty_gl_buffer vbo;
-  ty_gl_vertex_array va;
-  size_t cap; /* vertices */
-  overlay_vertex *cpu;
-  size_t count, cpu_cap;
-} overlay;
-#endif
-
-void ty_feature_overlay_release(ty_renderer *R) {
-#if TYCHO_WITH_GL
-  ty_gl_device *dev = ty_render_device(R);
-  if (dev && overlay.dev == dev) {
-    if (overlay.va.id) ty_gl_destroy_vertex_array(dev, overlay.va);
-    if (overlay.vbo.id) ty_gl_destroy_buffer(dev, overlay.vbo);
-  }
-  TY_FREE(overlay.cpu);
-  memset(&overlay, 0, sizeof overlay);
-#else
-  (void)R;
-#endif
-}
-
-#if TYCHO_WITH_GL
-static void overlay_push(float x, float y, const uint8_t c[4]) {
-  if (overlay.count == overlay.cpu_cap) {
-    overlay.cpu_cap = overlay.cpu_cap ? overlay.cpu_cap * 2 : 4096;
-    overlay.cpu = TY_REALLOC(overlay.cpu, overlay.cpu_cap * sizeof *overlay.cpu);
-    TY_ASSERT(overlay.cpu);
-  }
-  overlay.cpu[overlay.count++] = (overlay_vertex){x, y, {c[0], c[1], c[2], c[3]}};
-}
-
-static void overlay_rect(float x0, float y0, float x1, float y1, const uint8_t c[4]) {
-  overlay_push(x0, y0, c);
-  overlay_push(x1, y0, c);
-  overlay_push(x1, y1, c);
-  overlay_push(x0, y0, c);
-  overlay_push(x1, y1, c);
-  overlay_push(x0, y1, c);
-}
-
-/* stb_easy_font writes quads (x, y, z, rgba: 16 bytes a vertex); they become triangles. */
-static float overlay_text(float x, float y, const char *text, const uint8_t c[4]) {
-  static char quads[16 * 4 * 2000];
-  char line[512];
-  float lines = 0;
-  while (*text) {
-    size_t n = strcspn(text, "\n");
-    if (n >= sizeof line) n = sizeof line - 1;
-    memcpy(line, text, n);
-    line[n] = 0;
-    int q = stb_easy_font_print(x, y + lines * 10.0f, line, (unsigned char *)c, quads, (int)sizeof quads);
-    for (int i = 0; i < q; i++) {
-      float v[4][2];
-      for (int k = 0; k < 4; k++) memcpy(v[k], quads + (i * 4 + k) * 16, sizeof v[k]);
-      static const int tri[6] = {0, 1, 2, 0, 2, 3};
-      for (int k = 0; k < 6; k++) overlay_push(v[tri[k]][0], v[tri[k]][1], c);
-    }
-    lines += 1;
-    text += n;
-    while (*text && *text != '\n') text++;
-    if (*text == '\n') text++;
-  }
-  return lines * 10.0f;
-}
-
-typedef struct overlay_pass {
-  ty_program *prog;
-  rg_resource out;
-  const char *extra; /* per-frame copy */
-  ty_overlay_corner corner;
-} overlay_pass;
-
-/* Measures text the way overlay_text draws it: widest line and height, in pixels. */
-static void overlay_measure(const char *text, float *w, float *h) {
-  char line[512];
-  float lines = 0;
-  while (*text) {
-    size_t n = strcspn(text, "\n");
-    if (n >= sizeof line) n = sizeof line - 1;
-    memcpy(line, text, n);
-    line[n] = 0;
-    float lw = (float)stb_easy_font_width(line);
-    if (lw > *w) *w = lw;
-    lines += 1;
-    text += n;
-    while (*text && *text != '\n') text++;
-    if (*text == '\n') text++;
-  }
-  *h += lines * 10.0f;
-}
-
-#endif
-
-size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size_t size) {
-  float times[120];
-  uint32_t nt = ty_render_frame_times(R, times, 120);
-  double avg = 0, worst = 0;
-  for (uint32_t i = 0; i < nt; i++) {
-    avg += times[i];
-    if (times[i] > worst) worst = times[i];
-  }
-  avg = nt ? avg / nt : 0;
-  const ty_render_stats *st = ty_render_stats_mut(R);
-  uint32_t np = 0;
-  const ty_render_pass_time *pt = ty_render_pass_times(R, &np);
-  /* Shadow casters are counted whether or not a Shadow pass draws them: the figure shows
-   * only when one ran (a shadow count with shadows off reads as a bug). */
-  bool shadows = false;
-  for (uint32_t i = 0; i < np; i++)
-    if (strncmp(pt[i].name, "Shadow", 6) == 0) shadows = true;
-  size_t len = 0;
-#define OUT(...)                                                                        \
-  do {                                                                                  \
-    int n_ = snprintf(buf ? buf + len : NULL, buf && len < size ? size - len : 0, __VA_ARGS__); \
-    if (n_ > 0) len += (size_t)n_;                                                      \
-  } while (0)
-  OUT("%.1f FPS  %.2f ms (worst %.2f)\ndraw calls %u  draws %u  instances %u  triangles %llu\n",
-      avg > 0 ? 1.0 / avg : 0.0, avg * 1000.0, worst * 1000.0, st->draw_calls, st->draws, st->instances,
-      (unsigned long long)st->triangles);
-  OUT("opaque %u  transparent %u", F->buckets.opaque, F->buckets.transparent);
-  if (shadows) OUT("  shadow %u", F->buckets.shadow);
-  OUT("  culled %u  lights %u\n", F->buckets.culled, F->light_count);
-  /* The passes that ran this frame before the overlay (culled ones never run). */
-  double total = 0;
-  bool timed = false;
-  for (uint32_t i = 0; i < np; i++) {
-    if (pt[i].ms >= 0) {
-      OUT("  %-22s %7.2f ms\n", pt[i].name, pt[i].ms);
-      total += pt[i].ms, timed = true;
-    } else {
-      OUT("  %s\n", pt[i].name);
-    }
-  }
-  if (timed) OUT("  %-22s %7.2f ms\n", "passes", total);
-#undef OUT
-  if (buf && size) buf[len < size ? len : size - 1] = 0;
-  return len;
-}
-
-#if TYCHO_WITH_GL
-static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
-  overlay_pass *p = data;
-  ty_gl_device *dev = ty_render_device(R);
-  overlay.count = 0;
-  float times[120];
-  uint32_t nt = ty_render_frame_times(R, times, 120);
-  /* A dark panel under everything, so the text reads over a bright sky. */
-  static const uint8_t bg[4] = {0, 0, 0, 200}, fg[4] = {255, 255, 255, 255}, dim[4] = {180, 220, 255, 255},
-                       bar[4] = {90, 220, 90, 230}, slow[4] = {240, 80, 60, 235};
-  size_t need = ty_render_overlay_text(R, F, NULL, 0) + 1;
-  char *text = ty_render_frame_alloc(R, need);
-  ty_render_overlay_text(R, F, text, need);
-  /* The first three lines above the graph, the pass list under it. */
-  char *list = text;
-  for (int k = 0; k < 3 && list; k++) list = strchr(list, '\n') ? strchr(list, '\n') + 1 : NULL;
-  if (list) list[-1] = 0;
-  const float pad = 6, gh = 40, graph_w = 120 * 2;
-  float w = graph_w, h = 0;
-  overlay_measure(text, &w, &h);
-  h += 4 + gh + 6;
-  if (list) overlay_measure(list, &w, &h);
-  if (p->extra) overlay_measure(p->extra, &w, &h);
-  w += 2 * pad, h += 2 * pad;
-  /* Its corner, a margin from the edges. */
-  const float margin = 8;
-  bool right = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_TOP_RIGHT;
-  bool bottom = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_BOTTOM_LEFT;
-  float x0 = right ? (float)F->width - w - margin : margin;
-  float y0 = bottom ? (float)F->height - h - margin : margin;
-  if (x0 < 0) x0 = 0;
-  if (y0 < 0) y0 = 0;
-  overlay_rect(x0, y0, x0 + w, y0 + h, bg);
-  float x = x0 + pad, y = y0 + pad;
-  y += overlay_text(x, y, text, fg);
-  float gy = y + 4;
-  for (uint32_t i = 0; i < nt; i++) {
-    float bh = fminf(times[i] / (1.0f / 30.0f), 1.0f) * gh;
-    overlay_rect(x + (float)i * 2, gy + gh - bh, x + (float)i * 2 + 1.5f, gy + gh, times[i] > 1.0f / 55.0f ? slow : bar);
-  }
-  y = gy + gh + 6;
-  if (list) y += overlay_text(x, y, list, dim);
-  if (p->extra) y += overlay_text(x, y, p->extra, fg);
-
-  if (overlay.dev != dev) memset(&overlay.vbo, 0, sizeof overlay.vbo), overlay.va.id = 0, overlay.cap = 0, overlay.dev = dev;
-  if (overlay.count > overlay.cap) {
-    if (overlay.va.id) ty_gl_destroy_vertex_array(dev, overlay.va);
-    if (overlay.vbo.id) ty_gl_destroy_buffer(dev, overlay.vbo);
-    overlay.cap = overlay.count * 2;
-    overlay.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = overlay.cap * sizeof(overlay_vertex),
-                                                              .flags = TY_GL_BUFFER_DYNAMIC, .label = "overlay"});
-    ty_gl_vertex_array_desc vd = {.label = "overlay"};
-    vd.bindings[0] = (ty_gl_vertex_binding){.buffer = overlay.vbo, .stride = sizeof(overlay_vertex)};
-    vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(overlay_vertex, x)};
-    vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(overlay_vertex, rgba)};
-    overlay.va = ty_gl_make_vertex_array(dev, &vd);
-  }
-  if (!overlay.va.id) return;
-  ty_gl_update_buffer(dev, overlay.vbo, 0, overlay.cpu, overlay.count * sizeof(overlay_vertex));
-  ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
-  ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
-  ty_gl_use_program(dev, p->prog->gl);
-  ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
-  ty_gl_bind_vertex_array(dev, overlay.va);
-  ty_gl_draw(dev, TY_GL_TRIANGLES, 0, (uint32_t)overlay.count, 1);
-  ty_render_stats_mut(R)->draw_calls++;
-  ty_render_set_state(R, NULL);
-}
-#endif
-
-bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
-  if (!ty_render_overlay(R)) return true; /* toggled off: nothing to draw */
-#if TYCHO_WITH_GL
-  ty_program *prog = NULL;
-  if (ty_render_device(R) && !(prog = need_program(R, "Overlay", "forward/overlay.vert", "forward/overlay.frag", NULL)))
-    return false;
-  overlay_pass op = {.prog = prog, .out = F->backbuffer, .corner = o->overlay.corner};
-  if (o->overlay.text) {
-    size_t n = strlen(o->overlay.text) + 1;
-    char *copy = ty_render_frame_alloc(R, n);
-    memcpy(copy, o->overlay.text, n);
-    op.extra = copy;
-  }
-  rg_resource rw = F->backbuffer;
-  ty_render_mark_write(R, rw);
-  ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "Overlay", .kind = RG_PASS_RASTER, .reads = &rw, .read_count = 1,
-                                     .writes = &rw, .write_count = 1, .side_effect = true},
-                     overlay_execute, &op, sizeof op);
-#else
-  (void)F, (void)o;
-#endif
   return true;
 }

@@ -1,6 +1,7 @@
 /* engine/render/features_ui.c: the UI layer of ui.h: a queue of screen-space triangles
- * (rectangles, stb_easy_font text) drawn by one pass over the backbuffer after Tonemap,
- * in runs of the same texture. HUDs and menus are built from it (examples/crafty). */
+ * (rectangles, and text in the engine font: glyphs of the shared atlas) drawn by one pass
+ * over the backbuffer after Tonemap, in runs of the same texture. HUDs, menus and the
+ * engine's error box are built from it (examples/crafty, scripts/tycho/engine.lua). */
 #include "ui.h"
 #include "features_ui.h"
 
@@ -8,14 +9,11 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "../text/text.h"
 #include "render_internal.h"
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-function"
-#pragma GCC diagnostic ignored "-Wshadow"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#include <stb/stb_easy_font.h> /* Required for: text quads (libstb-dev) */
-#pragma GCC diagnostic pop
+/* A run's texture: a renderer texture id, or UI_ATLAS | a glyph atlas page. */
+#define UI_ATLAS 0x80000000u
 
 typedef struct ui_vertex {
   float x, y, u, v;
@@ -90,38 +88,49 @@ void ty_ui_rect(ty_renderer *R, float x, float y, float w, float h, const float 
   }
 }
 
-/* Measures each line of text and, with a colour, queues its glyphs; returns the widest. */
-static float for_lines(const char *text, float scale, float x, float y, const uint8_t *c) {
-  static char quads[16 * 4 * 1000]; /* stb_easy_font: 64 bytes a quad, ~1000 glyph strokes a line */
-  char line[512];
-  float widest = 0;
-  int lines = 0;
-  while (*text || lines == 0) {
+/* The engine font for scale (its em 10 * scale pixels, as the old bitmap lines were
+ * tall), and in *k how much its pixels stretch past the largest size a font loads at. */
+static ty_font *ui_font(ty_renderer *R, float scale, float *k) {
+  float size = fmaxf(1.0f, roundf(10.0f * scale));
+  if (size > TY_TEXT_MAX_SIZE) size = TY_TEXT_MAX_SIZE;
+  *k = 10.0f * scale / size;
+  if (fabsf(*k - 1.0f) < 0.05f) *k = 1.0f; /* rounding to a whole size: draw it texel for pixel */
+  return ty_render_engine_font(R, size);
+}
+
+/* Measures each line of text and, with a colour, queues its glyphs from (x, y), the top
+ * of the first line; returns the widest line and the line count in *lines. */
+static float for_lines(ty_renderer *R, const char *text, float scale, float x, float y, const uint8_t *c,
+                       int *lines) {
+  float k;
+  ty_font *font = ui_font(R, scale, &k);
+  *lines = 0;
+  if (!font) {
+    ty_log("ui_font_missing", "%s", ty_render_error(R));
+    return 0;
+  }
+  float lh = ty_font_height(font), widest = 0;
+  x = floorf(x + 0.5f), y = floorf(y + 0.5f); /* glyphs on whole pixels sample texel for pixel */
+  while (*text || *lines == 0) {
     size_t n = strcspn(text, "\n");
-    /* stb_easy_font has glyphs for printable ASCII only and indexes its table with any
-     * other byte unchecked: each other character (one UTF-8 sequence) draws as '?'. */
-    size_t keep = 0;
-    for (size_t i = 0; i < n && keep < sizeof line - 1; i++) {
-      unsigned char b = (unsigned char)text[i];
-      if (b >= 32 && b < 127) line[keep++] = (char)b;
-      else if ((b & 0xC0) != 0x80) line[keep++] = '?';
-    }
-    line[keep] = 0;
-    float w = (float)stb_easy_font_width(line) * scale;
-    if (w > widest) widest = w;
-    if (c) {
-      int q = stb_easy_font_print(0, 0, line, NULL, quads, (int)sizeof quads);
-      ui_vertex *v = q ? reserve(TY_RENDER_TEXTURE_WHITE, (uint32_t)q * 6u) : NULL;
-      for (int i = 0; v && i < q; i++) {
-        float p[4][2];
-        for (int k = 0; k < 4; k++) memcpy(p[k], quads + (i * 4 + k) * 16, sizeof p[k]);
-        static const int tri[6] = {0, 1, 2, 0, 2, 3};
-        for (int k = 0; k < 6; k++)
-          v[i * 6 + k] = (ui_vertex){x + p[tri[k]][0] * scale, y + ((float)lines * 10.0f + p[tri[k]][1]) * scale,
-                                     0.5f, 0.5f, {c[0], c[1], c[2], c[3]}};
+    float w;
+    const ty_text_quad *q;
+    uint32_t count = c ? ty_font_layout(font, text, n, 0, 0, &q, &w) : 0;
+    if (!c) w = ty_font_width(font, text, n);
+    if (w * k > widest) widest = w * k;
+    float top = (float)*lines * lh;
+    for (uint32_t i = 0; i < count; i++) {
+      ui_vertex *v = reserve(UI_ATLAS | q[i].page, 6);
+      if (!v) break;
+      const float xs[4] = {q[i].x0, q[i].x1, q[i].x1, q[i].x0}, ys[4] = {q[i].y0, q[i].y0, q[i].y1, q[i].y1};
+      const float us[4] = {q[i].u0, q[i].u1, q[i].u1, q[i].u0}, vs[4] = {q[i].v0, q[i].v0, q[i].v1, q[i].v1};
+      static const int tri[6] = {0, 1, 2, 0, 2, 3};
+      for (int t = 0; t < 6; t++) {
+        int j = tri[t];
+        v[t] = (ui_vertex){x + xs[j] * k, y + (top + ys[j]) * k, us[j], vs[j], {c[0], c[1], c[2], c[3]}};
       }
     }
-    lines++;
+    (*lines)++;
     text += n;
     if (*text == '\n') text++;
     else break;
@@ -130,21 +139,22 @@ static float for_lines(const char *text, float scale, float x, float y, const ui
 }
 
 float ty_ui_text(ty_renderer *R, float x, float y, float scale, const float rgba[4], const char *text) {
-  (void)R;
-  TY_ASSERT(text);
+  TY_ASSERT(R && text);
   uint8_t c[4];
   to_bytes(rgba, c);
-  return for_lines(text, scale > 0 ? scale : 1, x, y, c);
+  int lines;
+  return for_lines(R, text, scale > 0 ? scale : 1, x, y, c, &lines);
 }
 
-void ty_ui_measure(const char *text, float scale, float *width, float *height) {
-  TY_ASSERT(text);
+void ty_ui_measure(ty_renderer *R, const char *text, float scale, float *width, float *height) {
+  TY_ASSERT(R && text);
   if (scale <= 0) scale = 1;
-  int lines = 1;
-  for (const char *p = text; *p; p++) lines += *p == '\n';
-  float w = for_lines(text, scale, 0, 0, NULL);
+  int lines;
+  float w = for_lines(R, text, scale, 0, 0, NULL, &lines);
+  float k;
+  ty_font *font = ui_font(R, scale, &k);
   if (width) *width = w;
-  if (height) *height = (float)lines * 10.0f * scale;
+  if (height) *height = font ? (float)lines * ty_font_height(font) * k : 0;
 }
 
 uint32_t ty_ui_queued(const ty_renderer *R) {
@@ -206,8 +216,13 @@ static void ui_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, 
   ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
   ty_gl_bind_vertex_array(dev, ui.va);
   ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
+  ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   for (uint32_t i = 0; i < p->run_count; i++) {
-    ty_gl_bind_texture(dev, 0, ty_render_texture_gl(R, p->runs[i].texture), smp);
+    uint32_t t = p->runs[i].texture;
+    /* Glyphs sit on whole pixels at their size: nearest is exact (and stretched ones blur
+     * less than linear would smear them). */
+    if (t & UI_ATLAS) ty_gl_bind_texture(dev, 0, ty_render_glyph_page(R, t & ~UI_ATLAS), nearest);
+    else ty_gl_bind_texture(dev, 0, ty_render_texture_gl(R, t), smp);
     ty_gl_draw(dev, TY_GL_TRIANGLES, p->runs[i].first, p->runs[i].count, 1);
     ty_render_stats_mut(R)->draw_calls++;
   }

@@ -74,6 +74,7 @@ struct ty_renderer {
   ty_world *world;
   char *shader_dir;
   ty_gl_device *dev;
+  struct ty_font *engine_fonts[8]; /* engine_font.c: the engine's own text, a font a size */
   char error[2048];
 
   /* meshes: CPU copies concatenated, so the GPU buffers are one upload */
@@ -163,6 +164,9 @@ char *ty_render_strdup(const char *s); /* NULL stays NULL; the copy is the calle
 /* registry.c / items.c: freeing what they hold, on destroy. */
 void ty_render_registry_free(ty_renderer *R);
 void ty_render_items_free(ty_renderer *R);
+
+/* engine_font.c */
+void ty_render_engine_fonts_free(ty_renderer *R);
 
 /* shader_cache.c */
 char *ty_render_find_shader_dir(void); /* owned by the caller */

@@ -186,6 +186,14 @@ void ty_render_note_shadow_range(ty_renderer *R, float distance);
 void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, float d1, const float sun[3],
                        uint32_t size, float out[16]);
 
+/* The engine's own text (the debug overlay): the shipped TrueType face (DejaVu Sans, in
+ * content/fonts beside the shaders folder) at size pixels, loaded on first use and kept
+ * until the renderer goes; NULL, ty_render_error set, when the file is missing. */
+struct ty_font *ty_render_engine_font(ty_renderer *R, float size);
+/* Glyph atlas page `page` (engine/text) as a GL texture of R's device, made or refreshed
+ * by what changed in it (draw2d_pass.c owns them; every pass that draws glyphs asks). */
+ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page);
+
 /* Shadow cascade matrices: set by the Shadow feature; read by features that want them. */
 uint32_t ty_render_cascades(const ty_renderer *R);
 

@@ -83,6 +83,7 @@ void ty_render_destroy(ty_renderer *R) {
   ty_render_items_free(R);
   TY_FREE(R->fbs); /* the framebuffer cache (submit.c); its GL objects went with the device */
   TY_FREE(R->dump);
+  ty_render_engine_fonts_free(R);
   TY_FREE(R->shader_dir);
   TY_FREE(R);
 }

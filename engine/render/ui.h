@@ -1,5 +1,5 @@
 /* engine/render/ui.h: a screen-space layer over the finished frame: coloured and
- * textured rectangles and bitmap text (stb_easy_font), in pixels from the top-left.
+ * textured rectangles and text in the engine's TrueType face, in pixels from the top-left.
  *
  * Draw calls queue up during a frame (from anywhere, any number of times); then
  * ty_render_add_ui, called by the UI feature after Tonemap, declares one pass that draws
@@ -21,11 +21,12 @@
  * whole texture, its top row at the top). */
 void ty_ui_rect(ty_renderer *R, float x, float y, float w, float h, const float rgba[4], uint32_t texture,
                 const float uv[4]);
-/* Text at (x, y) (its top-left), `scale` times stb_easy_font's 10-pixel lines; '\n'
- * starts a new line. Returns the width in pixels of its widest line. */
+/* Text (UTF-8) at (x, y) (its top-left) in the engine font (engine_font.c) at 10 * scale
+ * pixels to the em; '\n' starts a new line. Returns the width in pixels of its widest line.
+ * A character the face lacks draws as a box. */
 float ty_ui_text(ty_renderer *R, float x, float y, float scale, const float rgba[4], const char *text);
 /* The size text would take: width of its widest line and total height, in pixels. */
-void ty_ui_measure(const char *text, float scale, float *width, float *height);
+void ty_ui_measure(ty_renderer *R, const char *text, float scale, float *width, float *height);
 /* Vertices queued now. */
 uint32_t ty_ui_queued(const ty_renderer *R);
 /* Drops the queue undrawn (nothing in this frame draws it). */

@@ -91,7 +91,7 @@ tycho.ui = {}
 ---@param uv? number[] {u0, v0, u1, v1} from the image's top-left
 function tycho.ui.rect(x, y, w, h, color, texture, uv) end
 
----Queues bitmap text; returns its width in pixels.
+---Queues text in the shipped TrueType face (10 pixels to the em times scale); returns its width in pixels.
 ---@param x number
 ---@param y number
 ---@param text string

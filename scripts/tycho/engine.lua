@@ -307,7 +307,7 @@ function Engine:_drawError(e, frame)
   text = wrap(text, math.max(20, (frame.width - 32) // math.floor(6 * scale)))
   local w, h = ui.measure(text, scale)
   local count = e.count > 1 and ("%d times"):format(e.count) or nil
-  local ch = count and 10 * scale or 0
+  local ch = count and select(2, ui.measure(count, scale)) or 0
   local x, y = 12, frame.height - h - ch - 18
   ui.rect(x - 6, y - 6, w + 12, h + ch + 12, ERROR_BOX)
   ui.text(x, y, text, ERROR_TEXT, scale)

@@ -4,8 +4,9 @@
 // decoded to linear when sampled, so the IMAGE variant encodes it back and the image shows
 // its file's bytes (as the UI layer does). The SDF variant draws world text: glyph pages
 // of distance fields (0.5 on the outline, more inside) turned into coverage over about a
-// screen pixel, however far the text is scaled.
-#ifdef IMAGE
+// screen pixel, however far the text is scaled. WORLD: world text drawn into the scene's
+// linear HDR target (draw/world_text.vert), its colour decoded from sRGB there.
+#if defined(IMAGE) || defined(WORLD)
 #include "common/color.glsl"
 #endif
 
@@ -22,5 +23,10 @@ void main() {
   float w = max(fwidth(t.a), 1e-4) * 0.7;
   t.a = smoothstep(0.5 - w, 0.5 + w, t.a);
 #endif
+#ifdef WORLD
+  // Into the linear HDR target: the sRGB colour decoded, so Tonemap encodes it back.
+  o_color = vec4(ty_to_linear(v_color.rgb), v_color.a * t.a);
+#else
   o_color = t * v_color;
+#endif
 }

@@ -9,7 +9,9 @@
 #include "check.h"
 #include "core/scene.h"
 #include "platform/platform.h"
+#include "render/render_internal.h" /* Required for: ty_render_engine_font */
 #include "render/renderer.h"
+#include "text/text.h"
 
 static bool contains(const char *haystack, const char *needle) { return strstr(haystack, needle) != NULL; }
 
@@ -239,6 +241,28 @@ static void test_forward_pass_list(void) {
   ty_render_add_feature(R, F, TY_FEATURE_FORWARD_LIT, &o);
   CHECK(ty_render_end_frame(R, F));
   CHECK_EQ_INT(ty_render_get_stats(R).culled_passes, 2);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+/* The engine font (the overlay's and tycho.ui's text) loads from content/ beside the
+ * shaders, once a size; with no such file it is NULL and the error names the path. */
+static void test_engine_font_found_once_a_size_or_named_missing(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_font *f13 = ty_render_engine_font(R, 13);
+  CHECK(f13 != NULL);
+  CHECK(ty_render_engine_font(R, 13) == f13);
+  ty_font *f26 = ty_render_engine_font(R, 26);
+  CHECK(f26 != NULL && f26 != f13);
+  CHECK(ty_font_height(f26) > ty_font_height(f13));
+  /* More sizes than it keeps: the oldest goes, the newest stay usable. */
+  for (int size = 1; size <= 12; size++) CHECK(ty_render_engine_font(R, (float)size) != NULL);
+  CHECK(ty_font_size(ty_render_engine_font(R, 12)) == 12);
+  ty_render_destroy(R);
+  R = ty_render_create(&(ty_render_desc){.world = W, .shader_dir = "/nonexistent/shaders"});
+  CHECK(ty_render_engine_font(R, 13) == NULL);
+  CHECK(contains(ty_render_error(R), "/nonexistent/shaders/../content/fonts/DejaVuSans.ttf"));
   ty_render_destroy(R);
   ty_world_destroy(W);
 }
@@ -650,6 +674,7 @@ int main(void) {
   RUN(test_lights_and_sun);
   RUN(test_forward_pass_list);
   RUN(test_reading_an_unwritten_resource_names_both);
+  RUN(test_engine_font_found_once_a_size_or_named_missing);
   RUN(test_reload_file_in_place);
   RUN(test_rewritten_meshes_stay_bounded);
 

@@ -76,3 +76,48 @@ describe("tycho.draw with a window", function()
     assert.is_true(lit > 20, "the first line drew nothing")
   end)
 end)
+
+describe("the engine's own text", function()
+  -- Pixels of img in [x0, x1] x [y0, y1] whose bytes satisfy pick.
+  local function count(img, x0, y0, x1, y1, pick)
+    local n = 0
+    for y = y0, y1 do
+      for x = x0, x1 do
+        local i = (y * img.width + x) * 4 + 1
+        if pick(img.pixels:byte(i, i + 2)) then n = n + 1 end
+      end
+    end
+    return n
+  end
+
+  it("draws the debug overlay's panel and its TrueType text in its corner", function()
+    local img = render("engine_text")
+    -- The overlay's panel (black at 200/255 over the sky: about a fifth of its bytes) from
+    -- 8,8, nothing of it in the margin, its first line white.
+    local panel = function(r, g, b) return r < 30 and g < 30 and b < 40 end
+    assert.equals(0, count(img, 0, 0, 6, 60, panel), "the panel reaches into the margin")
+    assert.is_true(count(img, 8, 8, 60, 40, panel) > 300,
+      "no dark panel in the top-left corner")
+    assert.is_true(count(img, 14, 14, 150, 26, function(r, g, b) return r > 200 and g > 200 and b > 200 end) > 20,
+      "the overlay's first line drew nothing white")
+  end)
+
+  it("draws tycho.ui text in its box", function()
+    local img = render("ui_text")
+    local yellow = function(r, g, b) return r > 150 and g > 150 and b < 90 end
+    assert.is_true(count(img, 4, 100, 80, 116, yellow) > 15, "tycho.ui.text drew nothing yellow")
+    assert.equals(0, count(img, 0, 0, 159, 99, yellow), "yellow above the text's box")
+    assert.equals(0, count(img, 0, 100, 3, 119, yellow), "yellow left of the text's box")
+  end)
+
+  it("hides world text behind the scene's surfaces and draws it over them in front", function()
+    local img = render("text_behind")
+    local yellow = function(r, g, b) return r > 150 and g > 150 and b < 100 end
+    -- HIDDEN's left half shows left of the cube; nothing yellow over the cube's face.
+    assert.is_true(count(img, 50, 55, 86, 75, yellow) > 15, "the label's visible half is missing")
+    assert.equals(0, count(img, 92, 56, 118, 66, yellow), "the label shows through the cube")
+    -- "front" (light blue) over the cube's face.
+    assert.is_true(count(img, 90, 64, 118, 80, function(r, g, b) return b > 200 and g > 180 and r < 200 end) > 10,
+      "the label in front of the cube is hidden")
+  end)
+end)

@@ -13,7 +13,7 @@ local WIDTH, HEIGHT = 160, 120
 local TOLERANCE = 8
 local MATCH = 0.995
 local SCENES = { "forward", "forward_plus", "deferred", "sprites", "particles", "particles3d", "animation", "text", "shapes",
-  "world_text" }
+  "world_text", "text_behind" }
 local update = os.getenv("TYCHO_UPDATE_GOLDEN") == "1"
 
 local function render(name)
