@@ -74,7 +74,8 @@ struct ty_net {
   uint64_t received, sent; /* whole messages in, frames queued out (the monitor's rates) */
   double valid_every; /* seconds between two validity confirmations of one client */
   double refused_at;  /* when the last net_client_cap line was written */
-  uint64_t trim_seen; /* received + sent (and conns) when heap_trim last looked */
+  uint64_t trim_seen; /* received + sent when heap_trim last looked */
+  int trim_conns;     /* and conns */
   double quiet_since; /* since when they have not changed */
   bool trimmed;       /* heap_trim ran in this quiet spell */
   unsigned long refused; /* refusals not yet in a net_client_cap line */
@@ -688,9 +689,10 @@ static void lws_log_emit(int level, const char *line) {
  * once a spell: malloc_trim walks every free chunk, tens of ms on a heap of 100 MB in small
  * pieces, a pause no busy tick may take. */
 static void heap_trim(ty_net *net, double now) {
-  uint64_t seen = net->received + net->sent + (uint64_t)net->conns * 1000003u;
-  if (seen != net->trim_seen) {
+  uint64_t seen = net->received + net->sent;
+  if (seen != net->trim_seen || net->conns != net->trim_conns) {
     net->trim_seen = seen;
+    net->trim_conns = net->conns;
     net->quiet_since = now;
     net->trimmed = false;
     return;
