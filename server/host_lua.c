@@ -90,15 +90,27 @@ static int s_index(lua_State *L) {
   lua_getfield(L, -1, "__methods");
   lua_pushvalue(L, 2);
   if (lua_rawget(L, -2) != LUA_TNIL) return 1;
-  lua_getiuservalue(L, 1, 1); /* fields the module stored on the session */
+  /* the fields the module stored on the session, or (until it stores one) its path alone */
+  if (lua_getiuservalue(L, 1, 1) == LUA_TSTRING) {
+    if (!k || strcmp(k, "path") != 0) lua_pushnil(L);
+    return 1;
+  }
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
   return 1;
 }
 
+/* A session's fields live in a table made on the first one stored: until then the user value
+ * is the path string (short paths are interned, so an idle session holds no table). */
 static int s_newindex(lua_State *L) {
   luaL_checkudata(L, 1, SESSION_MT);
-  lua_getiuservalue(L, 1, 1);
+  if (lua_getiuservalue(L, 1, 1) == LUA_TSTRING) {
+    lua_createtable(L, 0, 2);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "path");
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, 1);
+  }
   lua_pushvalue(L, 2);
   lua_pushvalue(L, 3);
   lua_rawset(L, -3);
@@ -252,10 +264,8 @@ void host_lua_push_session(lua_State *L, session *s, const char *path) {
   session_box *b = lua_newuserdatauv(L, sizeof *b, 1);
   b->s = s;
   b->id = (lua_Integer)s->id;
-  lua_newtable(L);
   lua_pushstring(L, path); /* session.path: the request path, e.g. "/sync/room-1" (rooms by path) */
-  lua_setfield(L, -2, "path");
-  lua_setiuservalue(L, -2, 1);
+  lua_setiuservalue(L, -2, 1); /* s_newindex makes it a table of fields when one is stored */
   luaL_setmetatable(L, SESSION_MT);
 }
 

@@ -110,7 +110,8 @@ end
 
 local function newBucket(burst) return { tokens = burst, at = tycho.now() } end
 
--- The client's bucket `name`, made full on first use (clients from before a reload lack some).
+-- The client's (or player's) bucket `name`, made full on first use: a bucket is full when its
+-- owner arrives, so making it late changes nothing, and an idle connection keeps none.
 local function bucket(client, name, burst)
   local b = client[name]
   if not b then
@@ -443,7 +444,7 @@ function handlers.create_world(client, msg)
   if type(mode) ~= "string" or not GAME_MODES[mode] then
     return refuse(client, "bad_world", "gameMode must be \"creative\" or \"survival\"")
   end
-  if not take(client.createBucket, CREATE_RATE, CREATE_BURST) then
+  if not take(bucket(client, "createBucket", CREATE_BURST), CREATE_RATE, CREATE_BURST) then
     return refuse(client, "too_fast", "at most " .. CREATE_BURST .. " new worlds at once, then one every "
       .. (1 / CREATE_RATE) .. " s")
   end
@@ -554,7 +555,7 @@ local function joinHere(client, msg)
     id = client.session.id, key = client.key, name = client.name,
     x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
     inventory = saved and saved.inventory or nil,
-    editBucket = newBucket(EDIT_BURST), chatBucket = newBucket(CHAT_BURST), queued = false, dirty = false,
+    queued = false, dirty = false,
     -- The last accepted position's time, and whether it may still settle (SPAWN_RADIUS): only
     -- from the spawn, so a leave and join again never skips the speed check.
     at = tycho.now(), settled = not (from.x == spawn.x and from.y == spawn.y and from.z == spawn.z),
@@ -702,7 +703,7 @@ function handlers.block_edit(client, msg)
   elseif not isSolid(room, x, y, z) then
     return refuse(client, "nothing_there", "there is no block there to break")
   end
-  if not take(player.editBucket, EDIT_RATE, EDIT_BURST) then
+  if not take(bucket(player, "editBucket", EDIT_BURST), EDIT_RATE, EDIT_BURST) then
     return refuse(client, "rate_limited", "at most " .. EDIT_RATE .. " edits a second")
   end
   applyEdit(room, x, y, z, blockType)
@@ -720,7 +721,7 @@ function handlers.chat(client, msg)
   if type(msg.message) ~= "string" or #msg.message < 1 or #msg.message > MAX_CHAT or not utf8.len(msg.message) then
     return refuse(client, "bad_chat", "message must be a string of 1.." .. MAX_CHAT .. " bytes")
   end
-  if not take(player.chatBucket, CHAT_RATE, CHAT_BURST) then return refuse(client, "rate_limited", "too many messages") end
+  if not take(bucket(player, "chatBucket", CHAT_BURST), CHAT_RATE, CHAT_BURST) then return refuse(client, "rate_limited", "too many messages") end
   client.room.members:broadcast({ t = "chat", from = player.name, playerId = player.id, message = msg.message })
 end
 
@@ -998,8 +999,7 @@ function M.onReload(old, host)
 end
 
 function M.onConnect(session)
-  local client = { session = session, address = session.address, createBucket = newBucket(CREATE_BURST),
-    joinBucket = newBucket(JOIN_BURST), listBucket = newBucket(LIST_BURST) }
+  local client = { session = session, address = session.address }
   M.clients[session.id] = client
   return {
     onMessage = function(msg) M.onMessage(client, msg) end,

@@ -5,6 +5,14 @@
 // one client per room places and breaks a block EDIT_HZ times a second. It reads the server's
 // CPU time and RSS from /proc/PID and prints one JSON line of results:
 //   node load.js tycho|colyseus PORT SERVER_PID [clients=1000] [rooms=50] [seconds=20] [hz=20] [workers]
+// PORT and SERVER_PID may be comma-separated lists (tycho only): the processes of one cluster
+// (tycho serve --redis). The worlds are made on the first; the k-th member of each room joins
+// process k % N, so every room spans processes and its traffic is relayed between them. CPU
+// and RSS are then summed over the processes, and each process's own figures (its CPU, and the
+// WebSocket messages in and out per second that its /_monitor/api counts) are listed.
+// RSS per idle connection is measured apart from the rooms' own memory: the RSS once one
+// member of each room has joined (the worlds loaded) is the base, and the growth from there to
+// every client connected is divided by the clients that joined after the first of their room.
 // The idle wait before the idle RSS is read and the warm-up before the measured window are
 // TYCHO_BENCH_IDLE_MS (3000) and TYCHO_BENCH_WARMUP_MS (2000): shorter ones only for a quick
 // check that the bench still runs (ctest bench.host_bench), not for figures.
@@ -20,8 +28,9 @@ const { fork } = require('child_process');
 const WebSocket = require('ws');
 
 const [kind, portArg, pidArg, clientsArg, roomsArg, secondsArg, hzArg, workersArg] = process.argv.slice(2);
-const PORT = Number(portArg);
-const PID = Number(pidArg);
+const PORTS = String(portArg).split(',').map(Number);
+const PIDS = String(pidArg).split(',').map(Number);
+const PORT = PORTS[0];
 const CLIENTS = Number(clientsArg || 1000);
 const ROOMS = Number(roomsArg || 50);
 const SECONDS = Number(secondsArg || 20);
@@ -35,15 +44,35 @@ const CLK_TCK = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
-function cpuSeconds(pid) {
+function cpuSecondsOf(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime, stime (fields 14, 15)
 }
 
-function rssBytes(pid) {
+function rssBytesOf(pid) {
   const m = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/VmRSS:\s+(\d+) kB/);
   return Number(m[1]) * 1024;
+}
+
+const cpuSeconds = () => PIDS.reduce((n, pid) => n + cpuSecondsOf(pid), 0);
+const rssBytes = () => PIDS.reduce((n, pid) => n + rssBytesOf(pid), 0);
+
+// A tycho process's own message counters: its /_monitor/api, whose rates are per second,
+// oldest first, one a second.
+function monitorRates(port) {
+  return new Promise((resolve) => {
+    require('http').get({ host: '127.0.0.1', port, path: '/_monitor/api' }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => {
+        try {
+          const api = JSON.parse(body);
+          resolve((api.processes.find((p) => p.node === api.node) || api.processes[0]).rates);
+        } catch (e) { resolve(null); }
+      });
+    }).on('error', () => resolve(null));
+  });
 }
 
 function percentile(sorted, p) {
@@ -120,31 +149,42 @@ function ask(child, msg, ev) {
 }
 
 async function main() {
-  const rssBase = rssBytes(PID);
+  if (kind !== 'tycho' && PORTS.length > 1) throw new Error('several processes: tycho only');
+  const rssBase = rssBytes();
   const t0 = now();
   const worlds = kind === 'tycho' ? await tychoSetup() : null;
   spawnWorkers();
-  // Client i is in room i % ROOMS, and room r lives in worker r % WORKERS.
-  const joined = await Promise.all(workers.map((child, w) => {
+  // Client i is in room i % ROOMS, and room r lives in worker r % WORKERS. The first member of
+  // every room joins first: the RSS then holds the rooms, and what the rest add is theirs.
+  const joinPhase = (first) => Promise.all(workers.map((child, w) => {
     const mine = [];
-    for (let i = 0; i < CLIENTS; i++) if ((i % ROOMS) % WORKERS === w) mine.push(i);
-    return ask(child, { cmd: 'join', kind, port: PORT, hz: HZ, rooms: ROOMS, clients: mine, worlds, workers: WORKERS,
+    for (let i = 0; i < CLIENTS; i++) if ((i % ROOMS) % WORKERS === w && (i < ROOMS) === first) mine.push(i);
+    return ask(child, { cmd: 'join', kind, ports: PORTS, hz: HZ, rooms: ROOMS, clients: mine, worlds, workers: WORKERS,
       batch: kind === 'tycho' ? 100 : 50 }, 'joined');
   }));
+  const firsts = await joinPhase(true);
+  await sleep(IDLE_MS / 3);
+  const rssRooms = rssBytes();
+  const joined = firsts.concat(await joinPhase(false));
   const clients = joined.reduce((n, m) => n + m.clients, 0);
   const connectMs = now() - t0;
   await sleep(IDLE_MS);
-  const rssIdle = rssBytes(PID);
+  const rssIdle = rssBytes();
+  const later = clients - Math.min(ROOMS, clients); // clients that joined a room already loaded
 
   for (const child of workers) child.send({ cmd: 'start' });
   await sleep(WARMUP_MS);
   for (const child of workers) child.send({ cmd: 'measure' });
-  const cpu0 = cpuSeconds(PID);
+  const cpu0 = cpuSeconds();
+  const cpuEach0 = PIDS.map(cpuSecondsOf);
   const w0 = now();
   await sleep(SECONDS * 1000);
-  const cpu1 = cpuSeconds(PID);
+  const cpu1 = cpuSeconds();
+  const cpuEach1 = PIDS.map(cpuSecondsOf);
   const wall = (now() - w0) / 1000;
-  const rssLoad = rssBytes(PID);
+  const rssLoad = rssBytes();
+  // Each process's whole seconds inside the window, from its own counters.
+  const rates = kind === 'tycho' ? await Promise.all(PORTS.map(monitorRates)) : PORTS.map(() => null);
   const results = await Promise.all(workers.map((child) => ask(child, { cmd: 'stop' }, 'stats')));
 
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
@@ -155,24 +195,39 @@ async function main() {
   const worst = (k) => Math.max(...lags.map((l) => l[k]));
   const msgs = sent + received;
   const round2 = (x) => (x == null ? null : +x.toFixed(2));
+  const usPerMessage = cpu * 1e6 / sent;
+  const processes = PIDS.map((pid, k) => {
+    const r = rates[k] ? rates[k].slice(-Math.max(1, Math.floor(wall) - 1)) : [];
+    const avg = (j) => (r.length ? Math.round(r.reduce((n, x) => n + x[j], 0) / r.length) : null);
+    const c = cpuEach1[k] - cpuEach0[k];
+    return { pid, port: PORTS[k], cpuShare: +(c / wall).toFixed(3), messagesInPerSec: avg(0), messagesOutPerSec: avg(1),
+      rssLoadKiB: Math.round(rssBytesOf(pid) / 1024) };
+  });
   const out = {
-    server: kind, clients, rooms: ROOMS, hz: HZ, seconds: +wall.toFixed(2), cores: os.cpus().length,
+    server: kind, processes: PIDS.length, clients, rooms: ROOMS, hz: HZ, seconds: +wall.toFixed(2), cores: os.cpus().length,
     generatorWorkers: WORKERS,
     connectSeconds: +(connectMs / 1000).toFixed(2),
     sentPerSec: Math.round(sent / wall), receivedPerSec: Math.round(received / wall),
     edits: sum('edits'), errors: sum('errors'),
     cpuSeconds: +cpu.toFixed(2), cpuShare: +(cpu / wall).toFixed(3),
-    cpuUsPerClientMessage: +(cpu * 1e6 / sent).toFixed(2),
+    cpuUsPerClientMessage: round2(usPerMessage),
     messagesPerCpuSecond: Math.round(msgs / cpu),
     connectionsPerCoreAtHz: Math.round(clients / (cpu / wall)),
-    rssBaseKiB: Math.round(rssBase / 1024), rssIdleKiB: Math.round(rssIdle / 1024), rssLoadKiB: Math.round(rssLoad / 1024),
-    idleBytesPerConnection: Math.round((rssIdle - rssBase) / clients),
+    // Each connection sends 20 messages a second, and each costs the CPU measured per client
+    // message here (its fan-out to this run's room size included).
+    connectionsPerCoreAt20Hz: Math.round(1e6 / (usPerMessage * 20)),
+    rssBaseKiB: Math.round(rssBase / 1024), rssRoomsKiB: Math.round(rssRooms / 1024), rssIdleKiB: Math.round(rssIdle / 1024),
+    rssLoadKiB: Math.round(rssLoad / 1024),
+    idleBytesPerConnection: later > 0 ? Math.round((rssIdle - rssRooms) / later) : null,
+    idleBytesPerConnectionRoomsIncluded: Math.round((rssIdle - rssBase) / clients),
+    roomBytes: Math.round((rssRooms - rssBase) / Math.min(ROOMS, clients)),
     loadedBytesPerConnection: Math.round((rssLoad - rssBase) / clients),
     editReceipts: lat.length,
     editLatencyMs: { p50: round2(percentile(lat, 0.5)), p99: round2(percentile(lat, 0.99)), max: round2(lat[lat.length - 1]) },
     generatorLagMs: { p50: worst('p50'), p99: worst('p99'), max: worst('max'), perWorker: lags },
     generatorLagMsP99: worst('p99'),
     generatorCpuShare: +(sum('cpuSeconds') / wall).toFixed(3),
+    perProcess: processes,
   };
   process.stdout.write(JSON.stringify(out) + '\n');
   process.exit(0);

@@ -3,7 +3,7 @@
 // one clock by one event loop, and it measures that loop's own delay over the same window:
 // a receipt that waited behind other work here shows up in both figures. load.js forks it
 // and drives it over IPC:
-//   load.js -> {cmd: 'join', ...config}   worker -> {ev: 'joined', clients}
+//   load.js -> {cmd: 'join', ...config}   worker -> {ev: 'joined', clients} (may come again: more join)
 //   load.js -> {cmd: 'start'}             (transforms and edits begin)
 //   load.js -> {cmd: 'measure'}           (counters reset, lag histogram on)
 //   load.js -> {cmd: 'stop'}              worker -> {ev: 'stats', ...}, then it exits
@@ -15,7 +15,7 @@ const EDIT_HZ = 2;
 // process.hrtime is CLOCK_MONOTONIC: one clock for every process on the machine.
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
-let cfg; // {kind, port, hz, rooms, clients: [index...], worlds}
+let cfg; // {kind, ports, hz, rooms, clients: [index...], worlds}
 const stats = { sent: 0, received: 0, edits: 0, errors: 0, latencies: [], measuring: false };
 const editSentAt = new Map(); // room:type -> ms
 
@@ -27,9 +27,9 @@ function onEdit(client, m) {
 
 // ---- tycho serve /crafty: raw ws, JSON text frames ----
 
-function tychoOpen() {
+function tychoOpen(port) {
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${cfg.port}/crafty`, { perMessageDeflate: false });
+    const ws = new WebSocket(`ws://127.0.0.1:${port}/crafty`, { perMessageDeflate: false });
     const c = { ws, waiters: [] };
     ws.on('message', (data) => {
       stats.received++;
@@ -56,8 +56,9 @@ function tychoOpen() {
 function tychoNext(c, t) { return new Promise((resolve) => c.waiters.push({ t, resolve })); }
 function tychoSend(c, m) { c.ws.send(JSON.stringify(m)); }
 
+// The k-th member of a room joins the k-th process (of one, or of a cluster's several).
 async function tychoJoin(i) {
-  const c = await tychoOpen();
+  const c = await tychoOpen(cfg.ports[Math.floor(i / cfg.rooms) % cfg.ports.length]);
   c.room = i % cfg.rooms;
   tychoSend(c, { t: 'hello', playerKey: `bench-${i}`, name: `p${i}`, version: 1 });
   await tychoNext(c, 'world_list');
@@ -74,7 +75,7 @@ async function tychoJoin(i) {
 let Colyseus;
 async function colyseusJoin(i) {
   Colyseus = Colyseus || require('colyseus.js');
-  const client = new Colyseus.Client(`ws://127.0.0.1:${cfg.port}`);
+  const client = new Colyseus.Client(`ws://127.0.0.1:${cfg.ports[0]}`);
   const room = await client.joinOrCreate('crafty', { world: i % cfg.rooms });
   const c = { room: i % cfg.rooms, playerId: room.sessionId };
   room.onMessage('*', (type, m) => {
@@ -102,16 +103,18 @@ let cpu0;
 
 async function join() {
   const batch = Math.max(1, Math.ceil(cfg.batch / cfg.workers));
+  let more;
   if (cfg.kind === 'tycho') {
-    clients = await inBatches(cfg.clients, batch, tychoJoin);
+    more = await inBatches(cfg.clients, batch, tychoJoin);
   } else {
     // This process's rooms are its own: one join each first, so that the later concurrent
     // joins find the room (not make more).
     const first = cfg.clients.filter((i) => i < cfg.rooms);
     const rest = cfg.clients.filter((i) => i >= cfg.rooms);
-    clients = (await inBatches(first, 1, colyseusJoin)).concat(await inBatches(rest, batch, colyseusJoin));
+    more = (await inBatches(first, 1, colyseusJoin)).concat(await inBatches(rest, batch, colyseusJoin));
   }
-  process.send({ ev: 'joined', clients: clients.length });
+  clients = clients.concat(more);
+  process.send({ ev: 'joined', clients: more.length });
 }
 
 function start() {

@@ -69,6 +69,17 @@ describe("tycho serve", function()
     end)
   end)
 
+  it("keeps a session's path, and fields a module stores on it, readable before and after the first store", function()
+    withServer({}, function(s)
+      local ev = client(s.port, {
+        { open = "a", path = "/?x=1" }, { recv = "a" }, { send = "a", json = { t = "fields", note = "kept" } }, { recv = "a" },
+      })
+      local id = ev[2].json.id
+      assert.same({ t = "fields", before = { path = "/", note = "none" }, after = { path = "/", note = "kept", id = id },
+        path = "/moved" }, ev[3].json)
+    end)
+  end)
+
   it("round-trips JSON: objects, arrays, integers, floats, strings, booleans", function()
     withServer({}, function(s)
       local msg = { a = { 1, 2, { b = "x" } }, n = 1.5, big = 9007199254740991, s = "é\n\"", t = true, f = false,
