@@ -3,8 +3,10 @@
  * tycho.json.array sets, and what decoded arrays get) is an array even when empty, so lists
  * round-trip; any other table is an object (the empty table is {}); integral floats encode
  * as integers; decoded documents are checked against depth and size caps before any Lua
- * value is built, so a hostile frame costs no Lua memory. */
+ * value is built, so a hostile frame costs no Lua memory. A flat object (most client frames)
+ * is read straight into its table by lua_json_flat.c, with the same result. */
 #include "lua_json.h"
+#include "lua_json_flat.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -114,6 +116,7 @@ ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, con
                                     char *err, size_t errsz) {
   ty_json_limits def = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS};
   if (!lim) lim = &def;
+  if (ty_json_push_flat(L, s, len, lim)) return TY_JSON_OK;
   json_error_t je;
   json_t *root = json_loadb(s, len, JSON_DECODE_ANY, &je);
   if (!root) {

@@ -84,8 +84,10 @@ local function refuse(client, code, message)
   client.session:send({ t = "error", code = code, message = message })
 end
 
+local mathType, HUGE = math.type, math.huge
+
 local function isFiniteNumber(v)
-  return math.type(v) ~= nil and v == v and v ~= math.huge and v ~= -math.huge
+  return mathType(v) ~= nil and v == v and v ~= HUGE and v ~= -HUGE
 end
 
 -- An integer, or an integral float (JSON `1.0`), as an integer; nil otherwise.
@@ -629,33 +631,33 @@ function handlers.leave_world(client)
   sendList(client)
 end
 
-local TRANSFORM_FIELDS = { "x", "y", "z", "yaw", "pitch" }
-
+-- The most frequent message of all: its fields are read once into locals and checked in
+-- this order (the first that is not a finite number is the one the error names).
 function handlers.transform(client, msg)
   local player = client.player
   if not player then return refuse(client, "not_in_world", "join a world first") end
-  for _, k in ipairs(TRANSFORM_FIELDS) do
-    if not isFiniteNumber(msg[k]) then return refuse(client, "bad_transform", k .. " must be a finite number") end
-  end
+  local x, y, z, yaw, pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
+  local bad = not isFiniteNumber(x) and "x" or not isFiniteNumber(y) and "y" or not isFiniteNumber(z) and "z"
+    or not isFiniteNumber(yaw) and "yaw" or not isFiniteNumber(pitch) and "pitch"
+  if bad then return refuse(client, "bad_transform", bad .. " must be a finite number") end
   -- No math.abs: math.abs(math.mininteger) is negative.
-  if not (msg.x > -MAX_XZ and msg.x < MAX_XZ and msg.z > -MAX_XZ and msg.z < MAX_XZ
-        and msg.y >= MIN_Y - 64 and msg.y <= MAX_Y + 64) then
+  if not (x > -MAX_XZ and x < MAX_XZ and z > -MAX_XZ and z < MAX_XZ and y >= MIN_Y - 64 and y <= MAX_Y + 64) then
     return refuse(client, "out_of_bounds", "position outside the world")
   end
-  if not (msg.yaw > -1e6 and msg.yaw < 1e6 and msg.pitch > -1e6 and msg.pitch < 1e6) then
+  if not (yaw > -1e6 and yaw < 1e6 and pitch > -1e6 and pitch < 1e6) then
     return refuse(client, "bad_transform", "yaw and pitch must be angles in radians")
   end
   -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
   -- plus MOVE_SLACK. A player at the world's spawn (a first visit) may settle within
   -- SPAWN_RADIUS once (the client puts itself on the terrain below or around the spawn).
   local now = tycho.now()
-  local dx, dy, dz = msg.x - player.x, msg.y - player.y, msg.z - player.z
+  local dx, dy, dz = x - player.x, y - player.y, z - player.z
   local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS
   if dx * dx + dy * dy + dz * dz > allowed * allowed then
     return refuse(client, "too_fast_move", "moved faster than " .. MAX_SPEED .. " blocks a second")
   end
   player.at, player.settled = now, true
-  player.x, player.y, player.z, player.yaw, player.pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
+  player.x, player.y, player.z, player.yaw, player.pitch = x, y, z, yaw, pitch
   player.dirty = true
   -- queued: in room.movers for the next flush (a new name: a player from code before a
   -- reload has none, so it is queued on its next move)

@@ -78,6 +78,48 @@ describe("tycho.json.decode", function()
     assert.equals(10001, #json.decode(huge, { maxItems = 20000 }))
     assert.equals("too_deep", select(3, json.decode("[[1]]", { maxDepth = 1 })))
   end)
+
+  -- A flat object is read straight into its table (bindings/lua_json_flat.c); the same
+  -- document with its first key escaped ("\u0074" is "t") goes through jansson: both must
+  -- give the same fields, number kinds and pairs order.
+  local function fields(t)
+    local out = {}
+    for k, v in pairs(t) do out[#out + 1] = { k, v, math.type(v) or type(v) } end
+    return out
+  end
+
+  it("reads a flat object as the full decoder does: values, number kinds, field order", function()
+    local docs = {
+      '{"t":"transform","x":64.25,"y":80,"z":-0.5,"yaw":3,"pitch":0}',
+      ' { "t" : "a b", "n" : -0 , "e" : 1E+2, "f" : 2.5e-3, "g": 1e-400,\n"ok":true,"no":false,"nil":null } ',
+      '{"t":"","big":9223372036854775807,"neg":-9223372036854775808,"k1":1,"k2":2,"k3":3,"k4":4}',
+      '{"t":1}',
+    }
+    for _, doc in ipairs(docs) do
+      local escaped = doc:gsub('"t"', '"\\u0074"', 1)
+      local flat, full = json.decode(doc), json.decode(escaped)
+      assert.is_table(flat, doc)
+      assert.same(fields(full), fields(flat))
+    end
+    assert.equals(json.null, json.decode('{"n":null}').n)
+    assert.same({}, json.decode(" {} "))
+  end)
+
+  it("leaves to the full decoder what a flat read cannot take, with its answers", function()
+    assert.equals(2, json.decode('{"a":1,"a":2}').a) -- a repeated key: the last one
+    assert.equals("caf\u{e9}", json.decode('{"a":"caf\u{e9}"}').a)
+    assert.equals("x\ny", json.decode('{"a":"x\\ny"}').a)
+    for _, bad in ipairs({ '{"a":1,}', '{"a":01}', '{"a":1e999}', '{"a":99999999999999999999}', '{"a":1}x',
+      '{"a":-}', '{"a":1.}', '{"a":tru}', '{"a" 1}', '{"a":"\1"}', '{"a":1', '{a:1}' }) do
+      local v, msg, code = json.decode(bad)
+      assert.is_nil(v, bad)
+      assert.is_string(msg)
+      assert.equals("bad_json", code, bad)
+    end
+    assert.equals("too_large", select(3, json.decode('{"a":1,"b":2}', { maxItems = 2 })))
+    assert.is_table(json.decode('{"a":1,"b":2}', { maxItems = 3 }))
+    assert.equals("too_deep", select(3, json.decode('{"a":1}', { maxDepth = 0 })))
+  end)
 end)
 
 describe("tycho.json.array", function()
