@@ -116,7 +116,7 @@ ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, con
                                     char *err, size_t errsz) {
   ty_json_limits def = {TY_JSON_DEFAULT_DEPTH, TY_JSON_DEFAULT_ITEMS};
   if (!lim) lim = &def;
-  if (ty_json_push_flat(L, s, len, lim)) return TY_JSON_OK;
+  if (ty_json_push_flat(L, s, len, lim->max_depth, lim->max_items)) return TY_JSON_OK;
   json_error_t je;
   json_t *root = json_loadb(s, len, JSON_DECODE_ANY, &je);
   if (!root) {

@@ -157,10 +157,10 @@ static int scan_object(const char *s, size_t len, flat_field *fields) {
   return skip_ws(p, end) == end ? n : -1;
 }
 
-bool ty_json_push_flat(lua_State *L, const char *s, size_t len, const ty_json_limits *lim) {
+bool ty_json_push_flat(lua_State *L, const char *s, size_t len, int max_depth, long max_items) {
   flat_field fields[FLAT_MAX_FIELDS];
   int n = scan_object(s, len, fields);
-  if (n < 0 || lim->max_depth < 1 || n + 1 > lim->max_items) return false;
+  if (n < 0 || max_depth < 1 || n + 1 > max_items) return false;
   lua_createtable(L, 0, n);
   for (int i = 0; i < n; i++) {
     const flat_field *f = &fields[i];
