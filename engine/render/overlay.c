@@ -206,7 +206,7 @@ static void overlay_layout(ty_renderer *R, const ty_frame *F, const overlay_pass
   if (p->extra) overlay_measure(p->font, p->extra, &w, &h, NULL);
   w = ceilf(w + 2 * pad), h = ceilf(h + 2 * pad);
   /* Its corner, a margin from the edges, on whole pixels so glyphs sample texel for pixel. */
-  const float margin = 8 * s;
+  const float margin = 8 * fmaxf(1.0f, s); /* never under 8 pixels, however small the text */
   bool right = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_TOP_RIGHT;
   bool bottom = p->corner == TY_OVERLAY_BOTTOM_RIGHT || p->corner == TY_OVERLAY_BOTTOM_LEFT;
   float x0 = floorf(right ? (float)F->width - w - margin : margin);
@@ -304,8 +304,10 @@ bool ty_feature_overlay(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
 #if TYCHO_WITH_GL
   overlay_pass op = {.out = F->backbuffer, .corner = o->overlay.corner};
   if (ty_render_device(R)) {
-    /* 13-pixel text up to a 1080-line frame, whole multiples above (crisp on a dense screen). */
-    op.scale = fmaxf(1.0f, floorf((float)F->height / 1080.0f));
+    /* 13-pixel text from a 480-line frame up to a 1080-line one, whole multiples above (crisp
+     * on a dense screen), smaller below 480 lines (down to 8 pixels) so the panel leaves a
+     * small window's game in view. */
+    op.scale = F->height >= 1080 ? floorf((float)F->height / 1080.0f) : fminf(1.0f, fmaxf(8.0f / 13.0f, (float)F->height / 480.0f));
     op.prog = ty_render_program(R, "forward/overlay.vert", "forward/overlay.frag", NULL);
     op.font = op.prog ? ty_render_engine_font(R, 13.0f * op.scale) : NULL;
     if (!op.font) {
