@@ -299,12 +299,24 @@ local function wrap(text, width)
   return table.concat(lines, "\n")
 end
 
+-- The first `most` lines of text, the last of them "..." when some were left out: the box
+-- covers at most half the screen, so the game stays visible behind a long message.
+local function keepLines(text, most)
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  if #lines <= most then return text end
+  local kept = table.move(lines, 1, most - 1, 1, {})
+  kept[most] = "..."
+  return table.concat(kept, "\n")
+end
+
 function Engine:_drawError(e, frame)
   local ui = tycho.ui
   local scale = frame.height >= 1000 and 2 or 1.5
   local text = e.header .. ":\n" .. e.first
   if e.where and not e.first:find(e.where, 1, true) then text = text .. "\nat " .. e.where end
   text = wrap(text, math.max(20, (frame.width - 32) // math.floor(6 * scale)))
+  text = keepLines(text, math.max(2, (frame.height // 2) // select(2, ui.measure("Ag", scale))))
   local w, h = ui.measure(text, scale)
   local count = e.count > 1 and ("%d times"):format(e.count) or nil
   local ch = count and select(2, ui.measure(count, scale)) or 0
