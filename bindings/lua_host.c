@@ -483,9 +483,11 @@ static void set_package_path(lua_State *L, const char *root, const char *game_di
   lua_pop(L, 1);
 }
 
-lua_State *ty_host_create(const char *game_dir) {
-  const char *root = ty_host_root();
-  if (!root) {
+/* A new state with the standard libraries and its context, the tycho table on its stack;
+ * *root is the engine's home. NULL (with a line on stderr for a missing home) on failure. */
+static lua_State *new_state(const char **root) {
+  *root = ty_host_root();
+  if (!*root) {
     fprintf(stderr, "tycho: cannot find the engine's scripts/ folder: set TYCHO_HOME to the folder that holds it\n");
     return NULL;
   }
@@ -494,6 +496,27 @@ lua_State *ty_host_create(const char *game_dir) {
   luaL_openlibs(L);
   ty_ctx_open(L);
   lua_newtable(L);
+  return L;
+}
+
+/* Pops the tycho table into the global `tycho` and package.loaded.tycho, with tycho.home,
+ * and sets package.path for game_dir. */
+static void publish_tycho(lua_State *L, const char *root, const char *game_dir) {
+  lua_pushstring(L, root);
+  lua_setfield(L, -2, "home");
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "tycho");
+  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
+  lua_pushvalue(L, -2);
+  lua_setfield(L, -2, "tycho");
+  lua_pop(L, 2);
+  set_package_path(L, root, game_dir);
+}
+
+lua_State *ty_host_create(const char *game_dir) {
+  const char *root;
+  lua_State *L = new_state(&root);
+  if (!L) return NULL;
   ty_open_math(L);
   ty_open_scene(L);
   ty_open_physics(L); /* after ty_open_scene: its bodies belong to GameObjects */
@@ -516,15 +539,7 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_audio(L);
   ty_open_particles(L); /* after ty_open_render: its pass draws with the renderer */
   ty_open_text(L); /* after ty_open_render: tycho.draw queues for its renderer */
-  lua_pushstring(L, root);
-  lua_setfield(L, -2, "home");
-  lua_pushvalue(L, -1);
-  lua_setglobal(L, "tycho");
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "tycho");
-  lua_pop(L, 2);
-  set_package_path(L, root, game_dir);
+  publish_tycho(L, root, game_dir);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "tycho.boot");
   if (!ty_host_call(L, 1, 0, "loading the engine's scripts")) {
@@ -535,35 +550,19 @@ lua_State *ty_host_create(const char *game_dir) {
 }
 
 lua_State *ty_host_create_module(const char *game_dir) {
-  const char *root = ty_host_root();
-  if (!root) {
-    fprintf(stderr, "tycho: cannot find the engine's scripts/ folder: set TYCHO_HOME to the folder that holds it\n");
-    return NULL;
-  }
-  lua_State *L = luaL_newstate();
+  const char *root;
+  lua_State *L = new_state(&root);
   if (!L) return NULL;
-  luaL_openlibs(L);
-  lua_newtable(L);
   ty_open_host(L);
   ty_open_json(L);
   ty_open_storage(L);
   ty_open_crdt(L);
-  ty_open_voxel(L); /* terrain's chunks are its grids; its meshes and UI draw, which a module cannot */
-  lua_pushnil(L);
-  lua_setfield(L, -2, "ui");
+  ty_open_voxel(L); /* terrain's chunks are its grids; its meshes draw, which a module cannot */
   lua_getfield(L, -1, "voxel");
   lua_pushnil(L);
   lua_setfield(L, -2, "mesh");
   lua_pop(L, 1);
   ty_open_terrain(L);
-  lua_pushstring(L, root);
-  lua_setfield(L, -2, "home");
-  lua_pushvalue(L, -1);
-  lua_setglobal(L, "tycho");
-  luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_LOADED_TABLE);
-  lua_pushvalue(L, -2);
-  lua_setfield(L, -2, "tycho");
-  lua_pop(L, 2);
-  set_package_path(L, root, game_dir);
+  publish_tycho(L, root, game_dir);
   return L;
 }
