@@ -17,9 +17,9 @@
 #define ALLOC_BYTES_PER_STEP 16
 #define DEBT_NOW (1u << 16)
 
-ty_fence *ty_fence_of(lua_State *S) { return *(ty_fence **)lua_getextraspace(S); }
+ty_fence *ty_fence_of(lua_State *S) { return ty_ctx_get(S)->fence; }
 
-void ty_fence_install(lua_State *S, ty_fence *f) { *(ty_fence **)lua_getextraspace(S) = f; }
+void ty_fence_install(lua_State *S, ty_fence *f) { ty_ctx_get(S)->fence = f; }
 
 static void count_hook(lua_State *S, lua_Debug *ar);
 

@@ -35,7 +35,7 @@ typedef struct ty_fence {
   lua_State *cur;
 } ty_fence;
 
-/* Puts f in S's extra space, where every thread made from S finds it. */
+/* Puts f in S's context (ty_ctx_open first), where every thread made from S finds it. */
 void ty_fence_install(lua_State *S, ty_fence *f);
 ty_fence *ty_fence_of(lua_State *S);
 /* Replaces pcall, xpcall, coroutine.resume and coroutine.wrap in S with guarded ones. */

@@ -472,6 +472,7 @@ static int vm_new(lua_State *L) {
   sb->mem_cap = (size_t)mem;
   sb->S = lua_newstate(sbox_alloc, sb);
   if (!sb->S) return luaL_error(L, "cannot create the scene's Lua state");
+  ty_ctx_open(sb->S);
   ty_fence_install(sb->S, &sb->fence);
   open_scene_libs(sb->S);
   sb->mem_limit = sb->mem_cap; /* from here on every allocation of the scene is capped */
