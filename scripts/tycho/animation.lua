@@ -12,14 +12,9 @@
 
 local tycho = require("tycho")
 
-local function typeName(v)
-  local mt = (type(v) == "userdata" or type(v) == "table") and getmetatable(v)
-  return (mt and rawget(mt, "__name")) or type(v)
-end
-
-local function argError(n, fname, msg, level)
-  error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), level + 1)
-end
+local check = require("tycho.check")
+local typeName = check.typeName
+local argError = check.argError
 
 local function positiveNumber(v)
   return type(v) == "number" and v == v and v > 0 and v < math.huge

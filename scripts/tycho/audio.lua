@@ -11,15 +11,9 @@ local tycho = require("tycho")
 local A = tycho._audio
 local audio = tycho.audio
 
-
-local function typeName(v)
-  local mt = (type(v) == "userdata" or type(v) == "table") and getmetatable(v)
-  return (mt and rawget(mt, "__name")) or type(v)
-end
-
-local function argError(n, fname, msg, level)
-  error(("bad argument #%d to '%s' (%s)"):format(n, fname, msg), level + 1)
-end
+local check = require("tycho.check")
+local typeName = check.typeName
+local argError = check.argError
 
 -- Option checks: each returns the value to keep, or nil and what is wrong with it.
 local function number(lo, open)

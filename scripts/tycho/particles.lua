@@ -14,10 +14,8 @@ local features = require("tycho.render.features")
 -- Attached systems (weak): the feature decides each frame which of them are drawn.
 local attached = setmetatable({}, { __mode = "k" })
 
-local function typeName(v)
-  local mt = (type(v) == "userdata" or type(v) == "table") and getmetatable(v)
-  return (mt and rawget(mt, "__name")) or type(v)
-end
+local check = require("tycho.check")
+local typeName = check.typeName
 
 ---@class tycho.ParticleSystem: tycho.Component
 ---@field native userdata the C system (tycho._particles)

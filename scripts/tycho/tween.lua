@@ -9,10 +9,8 @@
 
 local tycho = require("tycho")
 
-local function typeName(v)
-  local mt = (type(v) == "userdata" or type(v) == "table") and getmetatable(v)
-  return (mt and rawget(mt, "__name")) or type(v)
-end
+local check = require("tycho.check")
+local typeName = check.typeName
 
 local function argError(n, msg, level)
   error(("bad argument #%d to 'tween' (%s)"):format(n, msg), level + 1)
