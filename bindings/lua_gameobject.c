@@ -182,6 +182,7 @@ static void push_local(lua_State *L, int go_idx, ty_go *g, int kind) {
   }
   ctx->local_refs[ctx->local_count] = (ty_local_ref){g, ty_object_transform(ctx->world, g->id), (uint8_t)kind};
   g->local[kind] = ++ctx->local_count;
+  ctx->locals_epoch++;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
   lua_pushvalue(L, -2);
   lua_rawseti(L, -2, g->local[kind]);
@@ -194,6 +195,7 @@ static void drop_local(lua_State *L, ty_go *g, int kind) {
   if (!slot) return;
   ty_lctx *ctx = ty_lctx_get(L);
   uint32_t last = ctx->local_count--;
+  ctx->locals_epoch++;
   lua_rawgeti(L, LUA_REGISTRYINDEX, ctx->locals);
   if (slot != last) {
     ty_local_ref moved = ctx->local_refs[last - 1];

@@ -356,6 +356,7 @@ static void add_rec(lua_State *L, lworld *w, uint32_t b, ty_body_type type, ty_i
   memcpy(r->pos, l->pos, sizeof r->pos);
   memcpy(r->rot, l->rot, sizeof r->rot);
   memcpy(r->scale, l->scale, sizeof r->scale);
+  r->slots_epoch = ty_lctx_get(L)->locals_epoch - 1; /* not read yet */
   map_set(L, id, w, w->count);
 }
 
@@ -962,6 +963,7 @@ typedef struct tables {
   int list; /* stack index of the locals list; the names x, y, z, w follow it */
   ty_world *W;
   ty_transforms *T;
+  const ty_lctx *ctx;
 } tables;
 
 static const int TABLE_N[3] = {3, 4, 3}; /* floats in a position, rotation, scale */
@@ -974,8 +976,20 @@ static void tables_open(lua_State *L, tables *t) {
   lua_pushliteral(L, "y");
   lua_pushliteral(L, "z");
   lua_pushliteral(L, "w");
-  t->W = lphys_world_of(L);
+  t->ctx = ty_lctx_get(L);
+  t->W = t->ctx->world;
   t->T = ty_world_transforms(t->W);
+}
+
+/* r's object's slots in the locals list, asked of its GameObject only when a table joined
+ * or left the list since they were last asked: the GameObject is one more cache miss a body
+ * a tick, the list rarely changes. */
+static const uint32_t *body_slots(lua_State *L, const tables *t, body_rec *r) {
+  if (r->slots_epoch != t->ctx->locals_epoch) {
+    for (int kind = 0; kind < 3; kind++) r->slot[kind] = ty_lua_local_slot(L, r->go, kind);
+    r->slots_epoch = t->ctx->locals_epoch;
+  }
+  return r->slot;
 }
 
 static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list - 1); }
@@ -987,14 +1001,15 @@ static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind =
  * rotation's z and w (its turn about Z): only those are read here; the others reach the
  * transform at the next full read-back (a rendered frame, a world read), which is all they
  * ever did to a 2D body. */
-static void pull_body(lua_State *L, const tables *t, const body_rec *r, int dims) {
+static void pull_body(lua_State *L, const tables *t, body_rec *r, int dims) {
   if (ty_object_parent(t->W, r->go)) {
     ty_lua_pull(L, r->go);
     return;
   }
   static const int FIRST[2][3] = {{0, 2, 0}, {0, 0, 0}}, COUNT[2][3] = {{2, 2, 3}, {3, 4, 3}};
+  const uint32_t *slots = body_slots(L, t, r);
   for (int kind = 0; kind < 3; kind++) {
-    uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+    uint32_t slot = slots[kind];
     if (!slot) continue;
     int first = FIRST[dims - 2][kind], n = COUNT[dims - 2][kind];
     int tab = lua_gettop(L) + 1;
@@ -1018,15 +1033,15 @@ static void pull_body(lua_State *L, const tables *t, const body_rec *r, int dims
 }
 
 /* Writes v as r's object's local kind (0 position, 1 rotation): its transform and, when Lua
- * holds one, its table (only the fields that changed). */
-static void set_body_local(lua_State *L, const tables *t, const body_rec *r, int kind, const float *v) {
-  if (ty_object_parent(t->W, r->go)) {
+ * holds one, its table (only the fields that changed). parent: the object's. */
+static void set_body_local(lua_State *L, const tables *t, body_rec *r, ty_id parent, int kind, const float *v) {
+  if (parent) {
     ty_lua_set_local(L, r->go, kind, v);
     return;
   }
   int n = TABLE_N[kind];
   float *have = trs_part(ty_transform_write(t->T, r->xf), kind);
-  uint32_t slot = ty_lua_local_slot(L, r->go, kind);
+  uint32_t slot = body_slots(L, t, r)[kind];
   if (slot) {
     lua_rawgeti(L, t->list, slot);
     for (int i = 0; i < n; i++) {
@@ -1041,11 +1056,10 @@ static void set_body_local(lua_State *L, const tables *t, const body_rec *r, int
 }
 
 /* Writes the world pose pos/rot of r's object back as its local position and rotation
- * (through its parent, when it has one), only what changed. */
-static void write_back(lua_State *L, const tables *t, body_rec *r, float pos[3], float rot[4]) {
+ * (through its parent, when it has one: parent is the object's), only what changed. */
+static void write_back(lua_State *L, const tables *t, body_rec *r, ty_id parent, float pos[3], float rot[4]) {
   ty_world *W = t->W;
   ty_transforms *T = t->T;
-  ty_id parent = ty_object_parent(W, r->go);
   if (parent) {
     /* Into the parent's space: its inverse world on the position, its rotation undone. */
     uint32_t pxf = ty_object_transform(W, parent);
@@ -1059,11 +1073,11 @@ static void write_back(lua_State *L, const tables *t, body_rec *r, float pos[3],
     memcpy(rot, lq, sizeof lq);
   }
   if (memcmp(pos, r->pos, sizeof r->pos)) {
-    set_body_local(L, t, r, 0, pos);
+    set_body_local(L, t, r, parent, 0, pos);
     memcpy(r->pos, pos, sizeof r->pos);
   }
   if (memcmp(rot, r->rot, sizeof r->rot)) {
-    set_body_local(L, t, r, 1, rot);
+    set_body_local(L, t, r, parent, 1, rot);
     memcpy(r->rot, rot, sizeof r->rot);
   }
 }
@@ -1293,12 +1307,13 @@ static void step2d(lua_State *L, lworld *w, float dt) {
       rot[0] = 0, rot[1] = 0, rot[2] = sinf(a * 0.5f), rot[3] = cosf(a * 0.5f);
     }
     pos[2] = r->pos[2];
-    if (ty_object_parent(W, r->go)) {
+    ty_id parent = ty_object_parent(W, r->go);
+    if (parent) {
       float wp[3];
       ty_transform_world_position(T, r->xf, wp);
       pos[2] = wp[2];
     }
-    write_back(L, &t, r, pos, rot);
+    write_back(L, &t, r, parent, pos, rot);
   }
   tables_close(L, &t);
   TY_FREE(driven);
@@ -1342,7 +1357,7 @@ static void step3d(lua_State *L, lworld *w, float dt) {
     } else {
       ty_body3d_transform(w->w3, r->body, p, q);
     }
-    write_back(L, &t, r, p, q);
+    write_back(L, &t, r, ty_object_parent(W, r->go), p, q);
   }
   tables_close(L, &t);
 }

@@ -16,6 +16,8 @@ typedef struct body_rec {
   ty_body_type type;    /* the body's, kept here: the tick asks for it of every body */
   float pos[3], rot[4]; /* the local values last seen or written */
   float scale[3];       /* the local scale its shapes were sized with */
+  uint32_t slot[3];     /* its object's local tables in the locals list (ty_lua_local_slot) */
+  uint32_t slots_epoch; /* the locals_epoch slot[] was read at */
   bool disabled;        /* its object (or an ancestor) is disabled: the body is too */
   bool interpolate;     /* drawn between its last two steps under a Loop (the default) */
   bool has_offset;      /* its transform holds a render offset this world set */

@@ -21,6 +21,7 @@ typedef struct ty_lctx {
   int locals;           /* registry ref: array of every live local position/rotation/scale table */
   struct ty_local_ref *local_refs; /* parallel to locals: whose table each is */
   uint32_t local_count, local_cap;
+  uint32_t locals_epoch; /* bumped whenever a table joins or leaves locals (slots change) */
   struct ty_go **gos;   /* entity number -> its GameObject userdata (NULL once forgotten) */
   uint32_t gos_cap;
   uint32_t class_epoch; /* bumped whenever a component class is declared again or grows */
@@ -67,7 +68,8 @@ void ty_lua_pull(lua_State *L, ty_id id);
  * a C writer (physics write-back) must use instead of ty_transform_write. */
 void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v);
 /* Where id's local table of kind is in the locals list (registry ref ctx->locals), 1-based;
- * 0 when Lua holds none. For a C reader of many objects' tables at once (the physics tick). */
+ * 0 when Lua holds none. For a C reader of many objects' tables at once (the physics tick);
+ * one that keeps the answer may trust it while ctx->locals_epoch stays the same. */
 uint32_t ty_lua_local_slot(lua_State *L, ty_id id, int kind);
 /* Calls method(instance, args...) protected on every enabled component of id that has it
  * (none while id or an ancestor is disabled, as for phase hooks),

@@ -474,6 +474,33 @@ describe("2D physics", function()
     assert.is_false(rb.sleeping)
   end)
 
+  it("follows fields the game writes in tables it took after the bodies were built, as other tables come and go", function()
+    local scene = Scene.new()
+    local a = box(scene, "a", 0, 50, {})
+    local b = box(scene, "b", 4, 50, {})
+    local c = box(scene, "c", 8, 50, {})
+    run(scene, 1) -- built while Lua holds none of their tables
+    local ap = a.position
+    local y = ap.y
+    ap.x = 20
+    run(scene, 1)
+    assert.near(20, ap.x, 1e-4)
+    assert.is_true(ap.y < y) -- the table follows its body down
+    local bp, cr, cp = b.position, c.rotation, c.position -- cp last: it moves when ap leaves
+    a:destroy() -- its table leaves the engine's list: the others' places in it change
+    run(scene, 1)
+    local by, cy = bp.y, cp.y
+    bp.x = -7
+    local half = math.pi / 4
+    cr.z, cr.w = math.sin(half), math.cos(half)
+    run(scene, 1)
+    assert.near(-7, bp.x, 1e-4)
+    assert.is_true(bp.y < by and cp.y < cy)
+    assert.near(8, cp.x, 1e-4)
+    assert.near(math.sin(half), cr.z, 1e-4)
+    assert.near(math.cos(half), cr.w, 1e-4)
+  end)
+
   it("takes sizes in the object's units scaled by its world scale", function()
     local scene = Scene.new()
     ground(scene)
