@@ -102,6 +102,55 @@ void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *m
   lua_settop(L, args - 1);
 }
 
+void ty_lua_call_found(lua_State *L, int scene_idx, ty_id id, const char *method,
+                       int (*push)(lua_State *L, void *user), void *user) {
+  ty_world *W = world_of(L);
+  int top = lua_gettop(L);
+  push_instances(L);
+  lua_pushstring(L, method);
+  int inst_tab = top + 1, key = top + 2, base = top + 2, args = 0, nargs = 0;
+  /* A hook may add or remove components (or disable the object): check each time round. */
+  for (uint32_t i = 0; ty_object_alive(W, id) && ty_object_active(W, id) && i < ty_object_component_count(W, id);
+       i++) {
+    int32_t ref = ty_object_components(W, id)[i].ref;
+    if (ref == TY_COMPONENT_REMOVED || lua_rawgeti(L, inst_tab, ref) != LUA_TTABLE) {
+      lua_settop(L, base);
+      continue;
+    }
+    int inst = base + 1;
+    lua_pushvalue(L, key);
+    bool found = lua_rawget(L, inst) == LUA_TFUNCTION;
+    if (!found) {
+      lua_settop(L, inst);
+      found = lua_getmetatable(L, inst) && lua_getfield(L, -1, method) == LUA_TFUNCTION;
+      if (found) lua_remove(L, -2); /* the metatable */
+    }
+    if (!found) {
+      lua_settop(L, base);
+      continue;
+    }
+    lua_getfield(L, inst, "enabled");
+    bool off = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (off) {
+      lua_settop(L, base);
+      continue;
+    }
+    if (!args) { /* the arguments go below the instance and its hook, kept for the next ones */
+      nargs = push(L, user);
+      lua_rotate(L, inst, nargs);
+      args = inst;
+      base += nargs;
+      inst += nargs;
+    }
+    lua_pushvalue(L, inst);
+    for (int a = 0; a < nargs; a++) lua_pushvalue(L, args + a);
+    ls_call_hook(L, nargs + 1, scene_idx, method, id, inst);
+    lua_settop(L, base);
+  }
+  lua_settop(L, top);
+}
+
 /* ---- components ---- */
 
 uint32_t ls_compute_hooks(lua_State *L, int inst_idx) {

@@ -1406,55 +1406,37 @@ typedef struct contact_ev {
   float point[3], normal[3], impulse;
 } contact_ev;
 
-/* Whether an enabled component of id has method, on the instance or its class, found
- * without calling an __index function (the physics components route their fields through
- * one): a contact no component hears builds no contact table. */
-static bool hears(lua_State *L, ty_id id, const char *method) {
-  ty_world *W = lphys_world_of(L);
-  if (!ty_object_alive(W, id) || !ty_object_active(W, id)) return false;
-  uint32_t n = ty_object_component_count(W, id);
-  const ty_component *cs = ty_object_components(W, id);
-  bool found = false;
-  int top = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->instances);
-  lua_pushstring(L, method);
-  lua_pushliteral(L, "enabled");
-  for (uint32_t i = 0; i < n && !found; i++) {
-    if (cs[i].ref == TY_COMPONENT_REMOVED || lua_rawgeti(L, top + 1, cs[i].ref) != LUA_TTABLE) {
-      lua_settop(L, top + 3);
-      continue;
-    }
-    lua_pushvalue(L, top + 3);
-    bool off = lua_rawget(L, top + 4) == LUA_TBOOLEAN && !lua_toboolean(L, -1);
-    lua_pushvalue(L, top + 2);
-    found = !off && (lua_rawget(L, top + 4) == LUA_TFUNCTION ||
-                     (lua_getmetatable(L, top + 4) && lua_getfield(L, -1, method) == LUA_TFUNCTION));
-    lua_settop(L, top + 3);
-  }
-  lua_settop(L, top);
-  return found;
+/* What a contact hook is called with, made only when a component has the hook. */
+typedef struct contact_args {
+  const contact_ev *c;
+  ty_id other;
+  float upm, sign; /* sign: -1 seen from a (the normal points from other towards self) */
+} contact_args;
+
+/* Pushes other and, for a collision begin, the contact table. */
+static int push_contact_args(lua_State *L, void *user) {
+  const contact_args *a = user;
+  const contact_ev *c = a->c;
+  ty_push_gameobject(L, a->other);
+  if (c->trigger || c->kind != TY_CONTACT_BEGIN) return 1;
+  lua_createtable(L, 0, 3);
+  ty_push_vec3(L, c->point[0] * a->upm, c->point[1] * a->upm, c->point[2] * a->upm);
+  lua_setfield(L, -2, "point");
+  ty_push_vec3(L, c->normal[0] * a->sign, c->normal[1] * a->sign, c->normal[2] * a->sign);
+  lua_setfield(L, -2, "normal");
+  lua_pushnumber(L, (double)c->impulse * a->upm);
+  lua_setfield(L, -2, "impulse");
+  return 2;
 }
 
 /* Calls the hook on self's components with other (and for a collision begin, the contact
- * seen from self: normal pointing from other towards self). */
+ * seen from self: normal pointing from other towards self). A hook is found on the instance
+ * or its class without calling an __index function (the physics components route their
+ * fields through one): a contact no component hears builds no contact table. */
 static void report_contact(lua_State *L, int scene_idx, float upm, const contact_ev *c, bool as_a) {
-  ty_id self = (ty_id)(as_a ? c->user_a : c->user_b), other = (ty_id)(as_a ? c->user_b : c->user_a);
-  const char *hook = CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END];
-  if (!hears(L, self, hook)) return;
-  ty_push_gameobject(L, other);
-  int nargs = 1;
-  if (!c->trigger && c->kind == TY_CONTACT_BEGIN) {
-    float s = as_a ? -1.0f : 1.0f;
-    lua_createtable(L, 0, 3);
-    ty_push_vec3(L, c->point[0] * upm, c->point[1] * upm, c->point[2] * upm);
-    lua_setfield(L, -2, "point");
-    ty_push_vec3(L, c->normal[0] * s, c->normal[1] * s, c->normal[2] * s);
-    lua_setfield(L, -2, "normal");
-    lua_pushnumber(L, (double)c->impulse * upm);
-    lua_setfield(L, -2, "impulse");
-    nargs = 2;
-  }
-  ty_lua_call_components(L, scene_idx, self, hook, nargs);
+  contact_args a = {c, (ty_id)(as_a ? c->user_b : c->user_a), upm, as_a ? -1.0f : 1.0f};
+  ty_lua_call_found(L, scene_idx, (ty_id)(as_a ? c->user_a : c->user_b), CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END],
+                    push_contact_args, &a);
 }
 
 /* Takes a world's contacts (copied and cleared: hooks may end bodies, whose contacts then

@@ -75,6 +75,14 @@ uint32_t ty_lua_local_slot(lua_State *L, ty_id id, int kind);
  * (none while id or an ancestor is disabled, as for phase hooks),
  * errors reported as the tick reports them; pops the nargs arguments on top of the stack. */
 void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs);
+/* As ty_lua_call_components, for a hook looked up on the instance, else on its class (its
+ * metatable), without calling an __index function (the physics components route their
+ * fields through one), and whose arguments cost something to make: push(L, user) pushes
+ * them and returns how many, once, before the first call, and not at all when no component
+ * has the hook. For the contact hooks: most contacts reach objects none of whose
+ * components hears them. */
+void ty_lua_call_found(lua_State *L, int scene_idx, ty_id id, const char *method,
+                       int (*push)(lua_State *L, void *user), void *user);
 
 /* Runs one tick of the scene at stack index idx with hooks receiving dt (the clock is
  * advanced by the caller). Raises only when scene.onError raises. */

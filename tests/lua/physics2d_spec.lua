@@ -198,6 +198,26 @@ describe("2D physics", function()
     assert.same({ "own ground", "late ground" }, heard)
   end)
 
+  it("reports a contact hook that raises, and the object's next component still hears the contact", function()
+    local scene = Scene.new()
+    local errors, heard = {}, {}
+    scene.onError = function(message, info) errors[#errors + 1] = info.hook .. ": " .. message end
+    local Bad = tycho.component("physics2d_spec.Bad")
+    function Bad:onCollisionEnter() error("bad contact") end
+    local Good = tycho.component("physics2d_spec.Good")
+    function Good:onCollisionEnter(other, contact) heard[#heard + 1] = { other = other, contact = contact } end
+    local g = ground(scene)
+    local a = box(scene, "a", 0, 1, {})
+    a:addComponent(Bad)
+    a:addComponent(Good)
+    run(scene, 60)
+    assert.equals(1, #errors)
+    assert.truthy(errors[1]:find("^onCollisionEnter: .*bad contact"), errors[1])
+    assert.equals(1, #heard)
+    assert.equals(g, heard[1].other)
+    assert.near(1, heard[1].contact.normal.y, 1e-4) -- from the ground towards the box
+  end)
+
   it("takes a disabled object's body out of the simulation until it is enabled again", function()
     local scene = Scene.new()
     local log = {}
