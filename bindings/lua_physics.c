@@ -996,11 +996,12 @@ static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list 
 
 static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind == 1 ? l->rot : l->scale; }
 
-/* Reads back r's object's local tables into its transform, writing only what changed
- * (bitwise, as ty_lua_pull does). A 2D body's step needs x and y of the position and the
- * rotation's z and w (its turn about Z): only those are read here; the others reach the
+/* Reads back r's object's local tables into its transform, writing it only when a field
+ * changed (bitwise, as ty_lua_pull does). A 2D body's step needs x and y of the position and
+ * the rotation's z and w (its turn about Z): only those are read here; the others reach the
  * transform at the next full read-back (a rendered frame, a world read), which is all they
- * ever did to a 2D body. */
+ * ever did to a 2D body. The read is Lua API calls and little else (the tables are mostly
+ * in cache): its values stay on the stack until the body's last, compared in place. */
 static void pull_body(lua_State *L, const tables *t, body_rec *r, int dims) {
   if (ty_object_parent(t->W, r->go)) {
     ty_lua_pull(L, r->go);
@@ -1008,28 +1009,35 @@ static void pull_body(lua_State *L, const tables *t, body_rec *r, int dims) {
   }
   static const int FIRST[2][3] = {{0, 2, 0}, {0, 0, 0}}, COUNT[2][3] = {{2, 2, 3}, {3, 4, 3}};
   const uint32_t *slots = body_slots(L, t, r);
+  const ty_trs *l = ty_transform_local(t->T, r->xf);
+  float v[3][4];
+  bool moved = false;
+  int top = lua_gettop(L), at = top;
   for (int kind = 0; kind < 3; kind++) {
-    uint32_t slot = slots[kind];
-    if (!slot) continue;
+    if (!slots[kind]) continue;
     int first = FIRST[dims - 2][kind], n = COUNT[dims - 2][kind];
-    int tab = lua_gettop(L) + 1;
-    lua_rawgeti(L, t->list, slot);
+    lua_rawgeti(L, t->list, slots[kind]);
+    int tab = ++at;
+    const float *have = trs_part((ty_trs *)l, kind) + first;
     for (int i = 0; i < n; i++) {
       lua_pushvalue(L, t->list + 1 + first + i);
       lua_rawget(L, tab);
+      int isnum;
+      v[kind][i] = (float)lua_tonumberx(L, ++at, &isnum);
+      if (!isnum) { /* refused, said and set back there */
+        lua_settop(L, top);
+        ty_lua_pull(L, r->go);
+        return;
+      }
+      moved |= memcmp(&v[kind][i], &have[i], sizeof v[kind][i]) != 0;
     }
-    float v[4];
-    int isnum = 1;
-    for (int i = 0; i < n && isnum; i++) v[i] = (float)lua_tonumberx(L, tab + 1 + i, &isnum);
-    lua_settop(L, tab - 1);
-    if (!isnum) { /* refused, said and set back there */
-      ty_lua_pull(L, r->go);
-      return;
-    }
-    const float *have = trs_part((ty_trs *)ty_transform_local(t->T, r->xf), kind) + first;
-    size_t size = sizeof(float) * (size_t)n;
-    if (memcmp(v, have, size)) memcpy(trs_part(ty_transform_write(t->T, r->xf), kind) + first, v, size);
   }
+  lua_settop(L, top);
+  if (!moved) return;
+  ty_trs *w = ty_transform_write(t->T, r->xf);
+  for (int kind = 0; kind < 3; kind++)
+    if (slots[kind])
+      memcpy(trs_part(w, kind) + FIRST[dims - 2][kind], v[kind], sizeof(float) * (size_t)COUNT[dims - 2][kind]);
 }
 
 /* Writes v as r's object's local kind (0 position, 1 rotation): its transform and, when Lua

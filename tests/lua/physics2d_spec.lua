@@ -521,6 +521,24 @@ describe("2D physics", function()
     assert.near(math.cos(half), cr.w, 1e-4)
   end)
 
+  it("sets back a field the game made something other than a number, and the body goes on", function()
+    local scene = Scene.new()
+    local a = box(scene, "a", 0, 50, {})
+    local b = box(scene, "b", 4, 50, {})
+    run(scene, 2)
+    local ap, ar, bp = a.position, a.rotation, b.position
+    local ay, by = ap.y, bp.y
+    ap.x, ar.w = "left", nil
+    bp.x = 6
+    run(scene, 1)
+    assert.equals(0, ap.x)
+    assert.equals("number", type(ar.w))
+    assert.near(1, ar.w, 1e-6)
+    assert.is_true(ap.y < ay) -- still falling
+    assert.near(6, bp.x, 1e-4) -- the other body read as before
+    assert.is_true(bp.y < by)
+  end)
+
   it("takes sizes in the object's units scaled by its world scale", function()
     local scene = Scene.new()
     ground(scene)
