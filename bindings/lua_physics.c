@@ -959,17 +959,32 @@ static void refuse_pose(lua_State *L, body_rec *r, const float *wp, bool bad_rot
  * parent (its pose depends on its ancestors' tables) and a field that is not a number (to be
  * refused, with its message) go through ty_lua_pull as before. */
 
+/* Up to this many tables are written together, field by field across them, after a step:
+ * the step leaves them out of cache, and a write to one does not wait on the write to the
+ * one before, so several of their cache misses are in flight at once. */
+#define WRITE_BATCH 16
+
+/* A table write waiting in the batch: the table's stack slot, its values and which of them
+ * changed. */
+typedef struct table_write {
+  int tab;
+  uint8_t changed;
+  float v[4];
+} table_write;
+
 typedef struct tables {
   int list; /* stack index of the locals list; the names x, y, z, w follow it */
   ty_world *W;
   ty_transforms *T;
   const ty_lctx *ctx;
+  table_write batch[WRITE_BATCH];
+  int queued;
 } tables;
 
 static const int TABLE_N[3] = {3, 4, 3}; /* floats in a position, rotation, scale */
 
 static void tables_open(lua_State *L, tables *t) {
-  luaL_checkstack(L, 16, "reading the bodies' tables");
+  luaL_checkstack(L, WRITE_BATCH + 16, "reading the bodies' tables");
   lua_rawgeti(L, LUA_REGISTRYINDEX, ty_lctx_get(L)->locals);
   t->list = lua_gettop(L);
   lua_pushliteral(L, "x");
@@ -977,6 +992,7 @@ static void tables_open(lua_State *L, tables *t) {
   lua_pushliteral(L, "z");
   lua_pushliteral(L, "w");
   t->ctx = ty_lctx_get(L);
+  t->queued = 0;
   t->W = t->ctx->world;
   t->T = ty_world_transforms(t->W);
 }
@@ -992,7 +1008,24 @@ static const uint32_t *body_slots(lua_State *L, const tables *t, body_rec *r) {
   return r->slot;
 }
 
-static void tables_close(lua_State *L, const tables *t) { lua_settop(L, t->list - 1); }
+/* Writes the queued fields, one field of every queued table at a time, and pops them. */
+static void tables_flush(lua_State *L, tables *t) {
+  if (!t->queued) return;
+  for (int i = 0; i < 4; i++)
+    for (int k = 0; k < t->queued; k++) {
+      if (!(t->batch[k].changed & (1u << i))) continue;
+      lua_pushvalue(L, t->list + 1 + i);
+      lua_pushnumber(L, t->batch[k].v[i]);
+      lua_rawset(L, t->batch[k].tab);
+    }
+  lua_settop(L, t->batch[0].tab - 1);
+  t->queued = 0;
+}
+
+static void tables_close(lua_State *L, tables *t) {
+  tables_flush(L, t);
+  lua_settop(L, t->list - 1);
+}
 
 static float *trs_part(ty_trs *l, int kind) { return kind == 0 ? l->pos : kind == 1 ? l->rot : l->scale; }
 
@@ -1041,8 +1074,9 @@ static void pull_body(lua_State *L, const tables *t, body_rec *r, int dims) {
 }
 
 /* Writes v as r's object's local kind (0 position, 1 rotation): its transform and, when Lua
- * holds one, its table (only the fields that changed). parent: the object's. */
-static void set_body_local(lua_State *L, const tables *t, body_rec *r, ty_id parent, int kind, const float *v) {
+ * holds one, its table (only the fields that changed; queued in the batch, written by
+ * tables_flush). parent: the object's. */
+static void set_body_local(lua_State *L, tables *t, body_rec *r, ty_id parent, int kind, const float *v) {
   if (parent) {
     ty_lua_set_local(L, r->go, kind, v);
     return;
@@ -1051,21 +1085,23 @@ static void set_body_local(lua_State *L, const tables *t, body_rec *r, ty_id par
   float *have = trs_part(ty_transform_write(t->T, r->xf), kind);
   uint32_t slot = body_slots(L, t, r)[kind];
   if (slot) {
-    lua_rawgeti(L, t->list, slot);
-    for (int i = 0; i < n; i++) {
-      if (!memcmp(&v[i], &have[i], sizeof v[i])) continue;
-      lua_pushvalue(L, t->list + 1 + i);
-      lua_pushnumber(L, v[i]);
-      lua_rawset(L, -3);
+    table_write *q = &t->batch[t->queued];
+    q->changed = 0;
+    for (int i = 0; i < n; i++)
+      if (memcmp(&v[i], &have[i], sizeof v[i])) q->changed |= (uint8_t)(1u << i);
+    if (q->changed) {
+      lua_rawgeti(L, t->list, slot);
+      q->tab = lua_gettop(L);
+      memcpy(q->v, v, sizeof(float) * (size_t)n);
+      if (++t->queued == WRITE_BATCH) tables_flush(L, t);
     }
-    lua_pop(L, 1);
   }
   memcpy(have, v, sizeof(float) * (size_t)n);
 }
 
 /* Writes the world pose pos/rot of r's object back as its local position and rotation
  * (through its parent, when it has one: parent is the object's), only what changed. */
-static void write_back(lua_State *L, const tables *t, body_rec *r, ty_id parent, float pos[3], float rot[4]) {
+static void write_back(lua_State *L, tables *t, body_rec *r, ty_id parent, float pos[3], float rot[4]) {
   ty_world *W = t->W;
   ty_transforms *T = t->T;
   if (parent) {

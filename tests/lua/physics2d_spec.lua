@@ -521,6 +521,27 @@ describe("2D physics", function()
     assert.near(math.cos(half), cr.w, 1e-4)
   end)
 
+  it("writes every moving body's tables, however many, with parented ones among them", function()
+    local scene = Scene.new()
+    local holder = GameObject.new { name = "holder", position = { 0, 10, 0 } }
+    scene:add(holder)
+    local boxes, startY = {}, {}
+    for i = 1, 37 do
+      local go = box(scene, "box" .. i, i * 3, 50, {})
+      if i % 5 == 0 then go:setParent(holder) end -- keeps its local pose: 10 higher
+      local _ = go.position, go.rotation
+      boxes[i], startY[i] = go, go.worldPosition.y
+    end
+    run(scene, 3)
+    for i, go in ipairs(boxes) do
+      local wp = go.worldPosition
+      assert.near(i * 3, wp.x, 1e-3, go.name)
+      assert.is_true(wp.y < startY[i] - 0.01, go.name) -- it fell, and its table says so
+      assert.near(go.parent and wp.y - 10 or wp.y, go.position.y, 1e-4, go.name)
+      assert.near(1, go.rotation.w, 1e-4, go.name)
+    end
+  end)
+
   it("sets back a field the game made something other than a number, and the body goes on", function()
     local scene = Scene.new()
     local a = box(scene, "a", 0, 50, {})
