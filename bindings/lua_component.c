@@ -105,6 +105,7 @@ void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *m
 void ty_lua_call_found(lua_State *L, int scene_idx, ty_id id, const char *method,
                        int (*push)(lua_State *L, void *user), void *user) {
   ty_world *W = world_of(L);
+  luaL_checkstack(L, 16, "calling a hook");
   int top = lua_gettop(L);
   push_instances(L);
   lua_pushstring(L, method);

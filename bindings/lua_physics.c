@@ -1478,9 +1478,10 @@ static int push_contact_args(lua_State *L, void *user) {
  * or its class without calling an __index function (the physics components route their
  * fields through one): a contact no component hears builds no contact table. */
 static void report_contact(lua_State *L, int scene_idx, float upm, const contact_ev *c, bool as_a) {
-  contact_args a = {c, (ty_id)(as_a ? c->user_b : c->user_a), upm, as_a ? -1.0f : 1.0f};
-  ty_lua_call_found(L, scene_idx, (ty_id)(as_a ? c->user_a : c->user_b), CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END],
-                    push_contact_args, &a);
+  ty_id self = (ty_id)(as_a ? c->user_a : c->user_b), other = (ty_id)(as_a ? c->user_b : c->user_a);
+  contact_args a = {c, other, upm, as_a ? -1.0f : 1.0f};
+  const char *hook = CONTACT_HOOKS[c->trigger][c->kind == TY_CONTACT_END];
+  ty_lua_call_found(L, scene_idx, self, hook, push_contact_args, &a);
 }
 
 /* Takes a world's contacts (copied and cleared: hooks may end bodies, whose contacts then

@@ -79,8 +79,8 @@ void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *m
  * metatable), without calling an __index function (the physics components route their
  * fields through one), and whose arguments cost something to make: push(L, user) pushes
  * them and returns how many, once, before the first call, and not at all when no component
- * has the hook. For the contact hooks: most contacts reach objects none of whose
- * components hears them. */
+ * has the hook. For the contact hooks: the other object and a contact table are made only
+ * for an object that hears the contact, and once for all of its components. */
 void ty_lua_call_found(lua_State *L, int scene_idx, ty_id id, const char *method,
                        int (*push)(lua_State *L, void *user), void *user);
 
