@@ -480,7 +480,9 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   c->out_off += n;
   while (c->frame_end < c->out_off) c->frame_end += frame_size(c->out + c->frame_end);
   if (c->out_off == c->out_len) drop_queue(c); /* drained: an idle client keeps no buffer */
-  if (c->out || c->closing) {
+  /* While lws holds bytes the socket did not take, the next frames wait for it (lws calls
+   * back once its bytes are out): written straight, they would pass them. */
+  if (c->out || c->closing || lws_partial_buffered(wsi)) {
     c->waiting = true;
     lws_callback_on_writable(wsi);
   }
@@ -521,7 +523,7 @@ static void flush_client(ty_client *c) {
       if (c->out_off == c->out_len) drop_queue(c);
     }
   }
-  if (c->out || c->closing) {
+  if (c->out || c->closing || lws_partial_buffered(c->wsi)) {
     c->waiting = true;
     lws_callback_on_writable(c->wsi);
   }
