@@ -71,6 +71,7 @@ struct ty_net {
   ty_client *flush_due; /* clients that got output in this turn (flush_next links them) */
   void *spare[SPARE_MAX]; /* drained send buffers of OUT_MIN bytes, for the next ones */
   int spares;
+  int spares_low; /* the fewest spares there were since the last tick: so many went unused */
   struct lws_protocols protocols[2];
   lws_retry_bo_t retry;
   ty_net_config cfg;
@@ -261,7 +262,8 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
 }
 
 /* A drained buffer of the first size is kept for the next client that sends (a busy room
- * would otherwise take and give back one per client per turn); heap_trim frees them. */
+ * would otherwise take and give back one per client per turn); spares_shrink frees those
+ * a tick did not use. */
 static void drop_queue(ty_client *c) {
   ty_net *net = c->net;
   if (c->out && c->out_cap == OUT_MIN && net->spares < SPARE_MAX) net->spare[net->spares++] = c->out;
@@ -387,7 +389,13 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
     if (c->out_len + need > c->out_cap) {
       size_t cap = c->out_cap ? c->out_cap : OUT_MIN;
       while (cap < LWS_PRE + queued + need) cap *= 2;
-      c->out = !c->out && cap == OUT_MIN && c->net->spares ? c->net->spare[--c->net->spares] : TY_REALLOC(c->out, cap);
+      ty_net *net = c->net;
+      if (!c->out && cap == OUT_MIN && net->spares) {
+        c->out = net->spare[--net->spares];
+        if (net->spares < net->spares_low) net->spares_low = net->spares;
+      } else {
+        c->out = TY_REALLOC(c->out, cap);
+      }
       TY_ASSERT(c->out);
       if (!c->out_cap) c->out_off = c->out_len = c->frame_end = LWS_PRE;
       c->out_cap = cap;
@@ -776,6 +784,14 @@ static void lws_log_emit(int level, const char *line) {
 
 static void spares_free(ty_net *net) {
   while (net->spares) TY_FREE(net->spare[--net->spares]);
+  net->spares_low = 0;
+}
+
+/* Frees the spares no send took since the last tick: the pool holds what one turn of the
+ * loop needs under the load of the moment, and nothing once the sends stop. */
+static void spares_shrink(ty_net *net) {
+  for (int n = net->spares_low; n > 0 && net->spares; n--) TY_FREE(net->spare[--net->spares]);
+  net->spares_low = net->spares;
 }
 
 /* Gives the heap's free pages back to the system once the server has been quiet (no message
@@ -811,6 +827,7 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
   unmasked_flush(ty_now());
   accept_shed_flush(ty_now());
   heap_trim(net, ty_now());
+  spares_shrink(net);
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
