@@ -924,7 +924,7 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   }
   net->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(net->ctx, "default"));
   if (net->port <= 0) net->port = cfg->port;
-  if (net->loop) { /* ends every turn of the loop: gathers nothing, so it keeps the loop alive for nothing */
+  if (net->loop) { /* flush_due ends every turn of the loop; unref'd, it alone keeps no loop running */
     net->direct = !cfg->tls_cert; /* TLS: lws's writes (its records are its own) */
     ev_prepare_init(&net->flush_w, flush_due);
     net->flush_w.data = net;
