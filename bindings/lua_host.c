@@ -378,13 +378,31 @@ static int host_now(lua_State *L) {
   return 1;
 }
 
+#define FANOUT_SENDER "tycho.fanout.sender" /* registry: {mt = metatable, send = its sender} */
+
+typedef struct fanout_sender_box {
+  ty_fanout_sender send;
+} fanout_sender_box;
+
+void ty_fanout_set_sender(lua_State *L, const char *tname, ty_fanout_sender send) {
+  lua_createtable(L, 0, 2);
+  luaL_getmetatable(L, tname);
+  lua_setfield(L, -2, "mt");
+  fanout_sender_box *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->send = send;
+  lua_setfield(L, -2, "send");
+  lua_setfield(L, LUA_REGISTRYINDEX, FANOUT_SENDER);
+}
+
 /* tycho.fanout(ids, members, msg [, exceptId]) -> sent, firstError
  * Sends msg to members[id] for each id of the array ids but exceptId, in that order: a
  * member with sendText gets msg's JSON, encoded once here (on the first such member, so an
  * unencodable msg raises before any of them got it); one without gets member:send(msg).
  * Each send is a protected call: one that raises is skipped and its error returned after
  * the others were sent to. The loop is C, so a broadcast to N members costs a server
- * module's instruction fence nothing per member (Room:broadcast is built on it). */
+ * module's instruction fence nothing per member (Room:broadcast is built on it); a member
+ * of the type ty_fanout_set_sender named (a server session) gets the text from C, with no
+ * look-up and no call of its sendText, which does the same. */
 static int host_fanout(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   luaL_checktype(L, 2, LUA_TTABLE);
@@ -393,6 +411,16 @@ static int host_fanout(lua_State *L) {
   bool except = !lua_isnil(L, 4);
   lua_pushnil(L); /* 5: msg's text, once made */
   lua_pushnil(L); /* 6: the first error */
+  ty_fanout_sender send = NULL; /* 7: the metatable whose members it serves */
+  if (lua_getfield(L, LUA_REGISTRYINDEX, FANOUT_SENDER) == LUA_TTABLE) {
+    lua_getfield(L, 7, "send");
+    fanout_sender_box *b = lua_touserdata(L, -1);
+    send = b ? b->send : NULL;
+    lua_pop(L, 1);
+    lua_getfield(L, 7, "mt");
+    lua_replace(L, 7);
+  }
+  lua_settop(L, 7);
   lua_Integer n = (lua_Integer)lua_rawlen(L, 1), sent = 0;
   for (lua_Integer i = 1; i <= n; i++) {
     lua_rawgeti(L, 1, i); /* id */
@@ -406,6 +434,22 @@ static int host_fanout(lua_State *L) {
       continue;
     }
     int member = lua_gettop(L);
+    if (send && lua_getmetatable(L, member)) {
+      bool served = lua_rawequal(L, -1, 7);
+      lua_pop(L, 1);
+      if (served) { /* what its sendText does, without the look-up and the call */
+        if (lua_isnil(L, 5)) {
+          ty_json_push_encoded(L, 3);
+          lua_replace(L, 5);
+        }
+        size_t len;
+        const char *text = lua_tolstring(L, 5, &len);
+        send(lua_touserdata(L, member), text, len);
+        sent++;
+        lua_settop(L, 7);
+        continue;
+      }
+    }
     int ok;
     if (lua_getfield(L, member, "sendText") != LUA_TNIL) {
       if (lua_isnil(L, 5)) {
@@ -423,7 +467,7 @@ static int host_fanout(lua_State *L) {
     ok = lua_pcall(L, 2, 0, 0) == LUA_OK; /* bare: broadcast raises the first error again, as it was */
     if (ok) sent++;
     else if (lua_isnil(L, 6)) lua_replace(L, 6);
-    lua_settop(L, 6);
+    lua_settop(L, 7);
   }
   lua_pushinteger(L, sent);
   lua_pushvalue(L, 6);

@@ -17,6 +17,13 @@ lua_State *ty_host_create(const char *game_dir);
  * audio, physics or scenes. NULL with a message on stderr as ty_host_create. */
 lua_State *ty_host_create_module(const char *game_dir);
 
+/* What member:sendText(text) does for a member whose metatable is the one named tname
+ * (luaL_newmetatable's name), given that member's userdata block: tycho.fanout calls it
+ * straight for such members instead of looking sendText up and calling it from Lua (a
+ * broadcast makes one such call per member). Set once per state. */
+typedef void (*ty_fanout_sender)(void *member, const char *text, size_t len);
+void ty_fanout_set_sender(lua_State *L, const char *tname, ty_fanout_sender send);
+
 /* The folder holding the engine's scripts/ (TYCHO_HOME, beside the binary, or the source
  * tree it was built from). */
 const char *ty_host_root(void);

@@ -4,9 +4,11 @@
  * round-trip; any other table is an object (the empty table is {}); integral floats encode
  * as integers; decoded documents are checked against depth and size caps before any Lua
  * value is built, so a hostile frame costs no Lua memory. A flat object (most client frames)
- * is read straight into its table by lua_json_flat.c, with the same result. */
+ * is read straight into its table by lua_json_flat.c, and most values are written straight
+ * to text by lua_json_write.c, each with the same result as the long way. */
 #include "lua_json.h"
 #include "lua_json_flat.h"
+#include "lua_json_write.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -32,8 +34,7 @@ static void push_array_mt(lua_State *L) {
   }
 }
 
-/* True when the table at idx carries __jsontype = "array" in its metatable. */
-static bool is_marked_array(lua_State *L, int idx) {
+bool ty_json_is_marked_array(lua_State *L, int idx) {
   if (!lua_getmetatable(L, idx)) return false;
   lua_pushliteral(L, "__jsontype");
   lua_rawget(L, -2);
@@ -171,7 +172,7 @@ static json_t *table_to_json(enc *e, int idx, int depth) {
 
   lua_Unsigned n = lua_rawlen(L, idx);
   /* A marked list is written as t[1..#t] whatever else it holds: the mark is the contract. */
-  bool array = is_marked_array(L, idx);
+  bool array = ty_json_is_marked_array(L, idx);
   if (!array) {
     lua_Unsigned count = 0;
     array = n > 0;
@@ -261,7 +262,7 @@ static json_t *to_json(enc *e, int idx, int depth) {
   }
 }
 
-void ty_json_push_encoded(lua_State *L, int idx) {
+void ty_json_push_long(lua_State *L, int idx) {
   idx = lua_absindex(L, idx);
   enc e = {.L = L};
   lua_newtable(L);
@@ -274,6 +275,10 @@ void ty_json_push_encoded(lua_State *L, int idx) {
   if (!text) luaL_error(L, "json: out of memory");
   lua_pushstring(L, text);
   free(text);
+}
+
+void ty_json_push_encoded(lua_State *L, int idx) {
+  if (!ty_json_push_short(L, idx)) ty_json_push_long(L, idx);
 }
 
 /* tycho.json.encode(value) -> string */
@@ -316,7 +321,7 @@ static int l_array(lua_State *L) {
     push_array_mt(L);
     bool ours = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
-    if (!ours && !is_marked_array(L, 1))
+    if (!ours && !ty_json_is_marked_array(L, 1))
       return luaL_argerror(L, 1, "table has a metatable already (add __jsontype = \"array\" to it instead)");
     return 1;
   }
@@ -327,7 +332,7 @@ static int l_array(lua_State *L) {
 
 /* tycho.json.isArray(v) -> boolean: whether v is a table marked as a JSON array. */
 static int l_is_array(lua_State *L) {
-  lua_pushboolean(L, lua_istable(L, 1) && is_marked_array(L, 1));
+  lua_pushboolean(L, lua_istable(L, 1) && ty_json_is_marked_array(L, 1));
   return 1;
 }
 

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,46 @@ static const char *scan_digits(const char *p, const char *end) {
   return p;
 }
 
+/* A real whose digits make an integer w of at most 2^53 and whose decimal exponent e is
+ * within 22: w and 10^|e| are both exact doubles, so one multiplication or division rounds
+ * once, to the same double strtod gives (the correctly rounded one), without strtod's
+ * general machinery. False (d untouched) for any other: strtod reads those. p..end is a
+ * number already in JSON's grammar. */
+static bool real_exact(const char *p, const char *end, double *d) {
+  static const double pow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  bool neg = *p == '-';
+  if (neg) p++;
+  uint64_t w = 0;
+  int digits = 0, e = 0;
+  for (; p < end && *p != 'e' && *p != 'E'; p++) {
+    if (*p == '.') {
+      e = -(int)(end - p); /* corrected below by the digits after the point */
+      continue;
+    }
+    if (w || *p != '0') digits++;
+    if (digits > 19) return false;
+    w = w * 10 + (uint64_t)(*p - '0');
+  }
+  if (e) e += (int)(end - p) + 1; /* -(digits after the point) */
+  if (p < end) { /* the exponent */
+    p++;
+    bool eneg = *p == '-';
+    if (*p == '-' || *p == '+') p++;
+    int x = 0;
+    for (; p < end; p++) {
+      x = x * 10 + (*p - '0');
+      if (x > 1000) return false;
+    }
+    e += eneg ? -x : x;
+  }
+  if (w > (1ull << 53) || e < -22 || e > 22) return false;
+  double v = (double)w;
+  v = e < 0 ? v / pow10[-e] : v * pow10[e];
+  *d = neg ? -v : v;
+  return true;
+}
+
 /* A number in JSON's grammar, read as jansson reads it: an integer (no fraction, no
  * exponent) with strtoll, else a real with strtod. NULL where jansson would refuse it (out
  * of range) or where the grammar does not hold. */
@@ -77,6 +118,10 @@ static const char *scan_number(const char *p, const char *end, flat_field *f) {
     const char *q = scan_digits(p, end);
     if (q == p) return NULL;
     p = q;
+  }
+  if (real && real_exact(start, p, &f->d)) {
+    f->kind = FLAT_REAL;
+    return p;
   }
   size_t n = (size_t)(p - start);
   if (n >= FLAT_NUMBER_MAX) return NULL;

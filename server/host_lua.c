@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lua_host.h" /* Required for: ty_fanout_set_sender */
 #include "lua_storage.h"
 
 #define SESSION_MT "tycho.Session"
@@ -49,6 +50,12 @@ static int s_send_text(lua_State *L) {
   const char *text = luaL_checklstring(L, 2, &len);
   lua_pushboolean(L, s && ty_client_send(s->c, text, len, false));
   return 1;
+}
+
+/* s_send_text for tycho.fanout, given the session's block (the text is already encoded). */
+static void session_send_text(void *member, const char *text, size_t len) {
+  session_box *b = member;
+  if (b->s) ty_client_send(b->s->c, text, len, false);
 }
 
 static int s_send_binary(lua_State *L) {
@@ -244,6 +251,7 @@ void host_lua_open(lua_State *L) {
   static const luaL_Reg session_meta[] = {
       {"__index", s_index}, {"__newindex", s_newindex}, {"__tostring", s_tostring}, {NULL, NULL}};
   ty_type_register(L, SESSION_MT, session_meta, session_methods);
+  ty_fanout_set_sender(L, SESSION_MT, session_send_text); /* Room:broadcast's fan-out, from C */
 
   static const luaL_Reg timer_methods[] = {{"cancel", t_cancel}, {NULL, NULL}};
   ty_type_register(L, TIMER_MT, NULL, timer_methods);

@@ -3,9 +3,12 @@
  * ready rather than a poll() over every socket; where the plugin does not load, lws's own
  * poll loop serves instead. Each client's outgoing frames are framed as they are queued
  * (the WebSocket headers written here) into one byte buffer of its own, which goes to the
- * socket on LWS_CALLBACK_SERVER_WRITEABLE in one send per BATCH_MAX, handed to lws raw: on a
- * busy room a syscall or an allocation per frame would cost more than everything else
- * together, and an idle client holds no buffer at all. Incoming messages are handed over
+ * socket in one send at the end of the loop's turn (flush_due), straight from here on plain
+ * TCP; only what the socket does not take then (and everything over TLS, or on lws's poll
+ * loop) waits for LWS_CALLBACK_SERVER_WRITEABLE, handed to lws raw in sends of BATCH_MAX at
+ * most. On a busy room a syscall or an allocation per frame would cost more than everything
+ * else together, and asking lws for each writable callback costs two epoll_ctl; an idle
+ * client holds no buffer at all. Incoming messages are handed over
  * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
  * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
  * as a pong does. Open connections are counted from accept to close, and one past
@@ -45,6 +48,9 @@ struct ty_client {
   bool rx_binary;
   bool closing;
   bool closed; /* handed back to lws to close: nothing more is written */
+  bool flush_due; /* on net's flush list: its output goes at the end of this turn */
+  bool waiting;   /* asked lws for a writable callback: its output goes from on_writeable */
+  ty_client *flush_next;
   struct guard *guard; /* its masking guard (see recv below) */
   double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
@@ -55,10 +61,17 @@ struct ty_client {
 #define OUT_MIN 4096           /* first size of a client's outgoing buffer: a broadcast round fits */
 #define RX_BUFFER 256          /* lws's receive buffer per connection */
 #define TRIM_QUIET 1.0         /* seconds without a message in or out before heap_trim */
+#define SPARE_MAX 1024         /* drained OUT_MIN buffers kept for the next turn's sends */
 
 struct ty_net {
   struct lws_context *ctx;
   struct ev_loop *loop; /* ours, lent to lws; NULL when lws polls on its own */
+  ev_prepare flush_w;   /* at the end of each turn of loop: flush_due's clients are written */
+  bool direct;          /* plain TCP on loop: sends go out at the end of the turn, unasked */
+  ty_client *flush_due; /* clients that got output in this turn (flush_next links them) */
+  void *spare[SPARE_MAX]; /* drained send buffers of OUT_MIN bytes, for the next ones */
+  int spares;
+  int spares_low; /* the fewest spares there were since the last tick: so many went unused */
   struct lws_protocols protocols[2];
   lws_retry_bo_t retry;
   ty_net_config cfg;
@@ -248,8 +261,13 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
   return c;
 }
 
+/* A drained buffer of the first size is kept for the next client that sends (a busy room
+ * would otherwise take and give back one per client per turn); spares_shrink frees those
+ * a tick did not use. */
 static void drop_queue(ty_client *c) {
-  TY_FREE(c->out);
+  ty_net *net = c->net;
+  if (c->out && c->out_cap == OUT_MIN && net->spares < SPARE_MAX) net->spare[net->spares++] = c->out;
+  else TY_FREE(c->out);
   c->out = NULL;
   c->out_off = c->out_len = c->out_cap = c->frame_end = 0;
 }
@@ -270,6 +288,12 @@ static void client_free(ty_client *c) {
   if (c->prev) c->prev->next = c->next;
   else net->clients = c->next;
   if (c->next) c->next->prev = c->prev;
+  if (c->flush_due) /* closed in the turn it was sent to (rare): off the flush list */
+    for (ty_client **p = &net->flush_due; *p; p = &(*p)->flush_next)
+      if (*p == c) {
+        *p = c->flush_next;
+        break;
+      }
   drop_queue(c);
   TY_FREE(c->rx);
   TY_FREE(c);
@@ -317,6 +341,7 @@ void ty_client_close(ty_client *c, int code, const char *reason) {
   c->closing = true;
   c->close_code = code;
   close_reason_copy(c->close_reason, reason ? reason : "");
+  c->waiting = true;
   lws_callback_on_writable(c->wsi);
   /* A peer that never reads never makes us writable: lws drops it when this expires. */
   lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 5);
@@ -364,7 +389,13 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
     if (c->out_len + need > c->out_cap) {
       size_t cap = c->out_cap ? c->out_cap : OUT_MIN;
       while (cap < LWS_PRE + queued + need) cap *= 2;
-      c->out = TY_REALLOC(c->out, cap);
+      ty_net *net = c->net;
+      if (!c->out && cap == OUT_MIN && net->spares) {
+        c->out = net->spare[--net->spares];
+        if (net->spares < net->spares_low) net->spares_low = net->spares;
+      } else {
+        c->out = TY_REALLOC(c->out, cap);
+      }
       TY_ASSERT(c->out);
       if (!c->out_cap) c->out_off = c->out_len = c->frame_end = LWS_PRE;
       c->out_cap = cap;
@@ -373,8 +404,20 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
   c->out_len += frame_header(c->out + c->out_len, len, binary);
   if (len) memcpy(c->out + c->out_len, data, len);
   c->out_len += len;
-  /* Asked once per batch: on_writeable asks again while anything is left. */
-  if (!queued) lws_callback_on_writable(c->wsi);
+  /* Once per batch: written at the end of the turn (flush), or, over TLS and on lws's own
+   * poll loop, when lws says the socket is writable (on_writeable asks again while anything
+   * is left). */
+  if (!queued) {
+    if (c->net->direct) {
+      if (!c->flush_due && !c->waiting) {
+        c->flush_due = true;
+        c->flush_next = c->net->flush_due;
+        c->net->flush_due = c;
+      }
+    } else {
+      lws_callback_on_writable(c->wsi);
+    }
+  }
   c->net->sent++;
   return true;
 }
@@ -429,6 +472,7 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
 }
 
 static int on_writeable(ty_client *c, struct lws *wsi) {
+  c->waiting = false;
   if (c->closed) return 0; /* lws is closing it: its close frame is lws's to write */
   size_t queued = c->out_len - c->out_off;
   if (!queued) return c->closing ? close_now(c, wsi, c->close_code, c->close_reason) : 0;
@@ -444,8 +488,66 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   c->out_off += n;
   while (c->frame_end < c->out_off) c->frame_end += frame_size(c->out + c->frame_end);
   if (c->out_off == c->out_len) drop_queue(c); /* drained: an idle client keeps no buffer */
-  if (c->out || c->closing) lws_callback_on_writable(wsi);
+  /* While lws holds bytes the socket did not take, the next frames wait for it (lws calls
+   * back once its bytes are out): written straight, they would pass them. */
+  if (c->out || c->closing || lws_partial_buffered(wsi)) {
+    c->waiting = true;
+    lws_callback_on_writable(wsi);
+  }
   return 0;
+}
+
+/* Writes c's queue straight to its socket (plain TCP), at the end of the turn that queued it:
+ * no writable callback asked for, so no epoll_ctl to add POLLOUT and none to take it off.
+ * What the socket does not take goes the lws way (on_writeable) as before; a frame the
+ * socket took only part of is finished by lws first (lws_write keeps its rest and writes it
+ * before anything else, its own pings and pongs included), so every frame stays whole on
+ * the wire. A closing client's close frame is always lws's: it is asked for once the queue
+ * is out. */
+static void flush_client(ty_client *c) {
+  size_t queued = c->out_len - c->out_off;
+  if (c->closed || c->waiting) return;
+  if (queued) {
+    ssize_t n = send(lws_get_socket_fd(c->wsi), c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+      ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
+      c->closed = c->closing = true; /* closed at the TCP level, as on_writeable does */
+      lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+      return;
+    }
+    if (n > 0) {
+      c->out_off += (size_t)n;
+      while (c->frame_end < c->out_off) c->frame_end += frame_size(c->out + c->frame_end);
+      if (c->frame_end > c->out_off) { /* a frame cut: lws finishes it */
+        size_t rest = c->frame_end - c->out_off;
+        if (lws_write(c->wsi, c->out + c->out_off, rest, LWS_WRITE_RAW) < (int)rest) {
+          ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
+          c->closed = c->closing = true;
+          lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+          return;
+        }
+        c->out_off = c->frame_end;
+      }
+      if (c->out_off == c->out_len) drop_queue(c);
+    }
+  }
+  if (c->out || c->closing || lws_partial_buffered(c->wsi)) {
+    c->waiting = true;
+    lws_callback_on_writable(c->wsi);
+  }
+}
+
+static void flush_due(struct ev_loop *loop, ev_prepare *w, int revents) {
+  (void)loop;
+  (void)revents;
+  ty_net *net = w->data;
+  while (net->flush_due) {
+    ty_client *c = net->flush_due;
+    net->flush_due = c->flush_next;
+    c->flush_due = false;
+    c->flush_next = NULL;
+    flush_client(c);
+  }
 }
 
 /* Writes the pending net_client_cap line when a second has passed since the last one. */
@@ -680,6 +782,18 @@ static void lws_log_emit(int level, const char *line) {
   fprintf(stderr, "tycho: lws: %s\n", body);
 }
 
+static void spares_free(ty_net *net) {
+  while (net->spares) TY_FREE(net->spare[--net->spares]);
+  net->spares_low = 0;
+}
+
+/* Frees the spares no send took since the last tick: the pool holds what one turn of the
+ * loop needs under the load of the moment, and nothing once the sends stop. */
+static void spares_shrink(ty_net *net) {
+  for (int n = net->spares_low; n > 0 && net->spares; n--) TY_FREE(net->spare[--net->spares]);
+  net->spares_low = net->spares;
+}
+
 /* Gives the heap's free pages back to the system once the server has been quiet (no message
  * in or out, no connection opened or closed) for TRIM_QUIET seconds. Connecting and joining
  * leave holes behind (send queues of a broadcast round, decoded messages, a welcome's text)
@@ -699,6 +813,7 @@ static void heap_trim(ty_net *net, double now) {
   }
   if (net->trimmed || now - net->quiet_since < TRIM_QUIET) return;
   net->trimmed = true;
+  spares_free(net);
 #ifdef __GLIBC__
   malloc_trim(0);
 #endif
@@ -712,6 +827,7 @@ static void on_tick(lws_sorted_usec_list_t *sul) {
   unmasked_flush(ty_now());
   accept_shed_flush(ty_now());
   heap_trim(net, ty_now());
+  spares_shrink(net);
   if (net->stopping && (!net->clients || ty_now() > net->stop_deadline)) {
     net->done = true;
     if (net->loop) ev_break(net->loop, EVBREAK_ALL);
@@ -808,6 +924,13 @@ ty_net *ty_net_create(const ty_net_config *cfg, const ty_net_events *ev, void *u
   }
   net->port = lws_get_vhost_listen_port(lws_get_vhost_by_name(net->ctx, "default"));
   if (net->port <= 0) net->port = cfg->port;
+  if (net->loop) { /* flush_due ends every turn of the loop; unref'd, it alone keeps no loop running */
+    net->direct = !cfg->tls_cert; /* TLS: lws's writes (its records are its own) */
+    ev_prepare_init(&net->flush_w, flush_due);
+    net->flush_w.data = net;
+    ev_prepare_start(net->loop, &net->flush_w);
+    ev_unref(net->loop);
+  }
   if (accept_shed.spare_fd < 0) accept_shed.spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
   accept_shed.listen_fd = find_listen_fd(net->port);
   lws_sul_schedule(net->ctx, 0, &net->tick_sul, on_tick, 10 * LWS_US_PER_MS);
@@ -838,7 +961,12 @@ void ty_net_close_all(ty_net *net, int code, const char *reason) {
 
 void ty_net_destroy(ty_net *net) {
   if (!net) return;
+  if (net->loop) {
+    ev_ref(net->loop);
+    ev_prepare_stop(net->loop, &net->flush_w);
+  }
   lws_context_destroy(net->ctx); /* frees every guard (WSI_DESTROY) */
+  spares_free(net);
   if (net->loop) ev_loop_destroy(net->loop); /* after lws has stopped its watchers on it */
   TY_FREE(guards);
   guards = NULL;

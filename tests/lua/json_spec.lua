@@ -105,6 +105,32 @@ describe("tycho.json.decode", function()
     assert.same({}, json.decode(" {} "))
   end)
 
+  it("reads every real of a flat object to the same double as the full decoder", function()
+    local rng = math.random
+    math.randomseed(7)
+    local texts = { "0.1", "-0.0", "1.5", "2.5e-3", "1E+22", "1e23", "9007199254740993.0", "9007199254740992.5",
+      "0.000000000000000000001", "123456789012345678.9", "1.7976931348623157e308", "4.9e-324", "1e-400",
+      "3.0e-22", "12345678901234567890.0", "0.30000000000000004", "-64.25e0" }
+    for _ = 1, 3000 do
+      local digits = {}
+      for k = 1, rng(1, 20) do digits[k] = tostring(rng(0, 9)) end
+      local int = tostring(rng(0, 99999))
+      texts[#texts + 1] = (rng() < 0.5 and "-" or "") .. int .. "." .. table.concat(digits)
+        .. (rng() < 0.3 and ("e" .. rng(-30, 30)) or "")
+      texts[#texts + 1] = string.format("%.17g", (rng() - 0.5) * 10 ^ rng(-8, 16))
+      texts[#texts + 1] = string.format("%.3f", (rng() - 0.5) * 2000)
+    end
+    for _, text in ipairs(texts) do
+      if not text:find("[.eE]") then text = text .. ".0" end
+      local flat = json.decode('{"x":' .. text .. '}')
+      local full = json.decode('{"\\u0078":' .. text .. '}')
+      assert.equals(math.type(full.x), math.type(flat.x), text)
+      assert.equals(full.x, flat.x, text)
+      assert.equals(1 / full.x, 1 / flat.x, text) -- the sign of a zero
+      assert.equals(tonumber(text), flat.x, text)
+    end
+  end)
+
   it("leaves to the full decoder what a flat read cannot take, with its answers", function()
     assert.equals(2, json.decode('{"a":1,"a":2}').a) -- a repeated key: the last one
     assert.equals("caf\u{e9}", json.decode('{"a":"caf\u{e9}"}').a)
