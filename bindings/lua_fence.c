@@ -5,10 +5,48 @@
  * call allocates after it (ty_fence_note_alloc, from the state's allocator). Past the limit,
  * or past the call's time, the hook raises, and from then on raises at every instruction of
  * the thread, while the guarded pcall, xpcall and coroutine functions pass that error on
- * instead of catching it, so nothing the untrusted code does can keep the call going. */
+ * instead of catching it, so nothing the untrusted code does can keep the call going.
+ *
+ * Lazy calls. Lua 5.4 calls luaG_traceexec at every instruction of a thread that has a count
+ * hook, whatever its count, so a hooked call runs about twice as slow as a bare one, and
+ * nearly every call of a server module is short. A fence with `lazy` set therefore starts a
+ * call whose budget is big (at least LAZY_MIN_LIMIT steps, no time limit under
+ * LAZY_MIN_SECONDS) with no hook, and arms it only once it has run past GRACE_NS:
+ *   - one watchdog thread per process (started with the first lazy fence, joined when the
+ *     last one's state closes) wakes every TICK_NS. Each fence publishes with atomics a
+ *     sequence number, odd while a call runs, and the call's start. A call seen running past
+ *     the grace gets one KICK_SIGNAL, sent with pthread_kill to the fence's own thread only
+ *     (the sqlite writer and the watchdog itself never get it).
+ *   - the signal's handler, on the Lua thread, checks that the call it was sent for is still
+ *     the running one and sets the count hook (count 1) on the thread running it (f->cur),
+ *     as lua.c's SIGINT handler does: lua_sethook only stores fields, which Lua allows from a
+ *     signal handler, and does nothing else (no allocation, no I/O). The watchdog never calls
+ *     lua_sethook itself: it walks the thread's CallInfo list, which the Lua thread changes.
+ *     Lua 5.4 rereads the hook flag at every jump and loop back edge, so a running loop sees it.
+ *   - the instructions run before the hook came are unknown. The first hook call charges them
+ *     as the most the elapsed time could hold: nanoseconds since the start times
+ *     MAX_STEPS_PER_NS. A Lua instruction is at least a fetch, a decode and an indirect jump
+ *     through the dispatch table; stock Lua 5.4 runs its cheapest ones (a FORLOOP) at 0.3 G
+ *     a second on the 2.6 GHz server core this was measured on and near 1.5 G on the fastest
+ *     desktop cores, so 4 G a second bounds every CPU we know with room to spare. The count
+ *     can thus only overestimate: a lazy call is stopped no later than an eager one would be,
+ *     and earlier by at most what the charge overestimates (about 4 M steps, 4% of the
+ *     default budget, for a call armed after 1 ms). Until the hook comes, ty_fence_charge
+ *     counts the same bound, without keeping it, so C work cannot pass the budget unnoticed.
+ *   - memory debt sets the hook as it always did (the call is then armed); a coroutine the
+ *     call switches to, or back from, gets the hook when the call is armed, and loses one it
+ *     kept from an earlier call when it is not (sync_hook), so the handler only ever needs to
+ *     hook the thread running at that moment.
+ * A small budget or a short time limit stays eager, hooked from its first instruction: the
+ * grace's charge would be most of it. Ticks cost the idle watchdog about TICK_COST (see
+ * scripts/docs/server.md); it does not sleep longer when quiet, since a longer sleep would
+ * leave the next call unhooked longer and so charge it more. */
 #include "lua_fence.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 /* Memory a call allocates is charged as work: one step per ALLOC_BYTES_PER_STEP bytes. When
  * DEBT_NOW steps are owed, the hook is called at the running thread's next instruction
@@ -17,20 +55,190 @@
 #define ALLOC_BYTES_PER_STEP 16
 #define DEBT_NOW (1u << 16)
 
+#define LAZY_MIN_LIMIT 10000000u /* a smaller step budget stays eager */
+#define LAZY_MIN_SECONDS 0.01    /* ... and so does a shorter time limit */
+#define GRACE_NS 1000000u        /* a lazy call runs this long unhooked at least */
+#define TICK_NS 1000000L         /* the watchdog's period */
+#define MAX_STEPS_PER_NS 4u      /* the VM's instruction rate can not pass 4e9 a second */
+#define KICK_SIGNAL (SIGRTMIN + 2)
+
 ty_fence *ty_fence_of(lua_State *S) { return ty_ctx_get(S)->fence; }
 
-void ty_fence_install(lua_State *S, ty_fence *f) { ty_ctx_get(S)->fence = f; }
+uint64_t ty_fence_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static void count_hook(lua_State *S, lua_Debug *ar);
 
+/* ---- the watchdog ---- */
+
+/* The fence whose call is running on this thread (its outer ones through ->outer). */
+static _Thread_local ty_fence *_Atomic running;
+
+static struct {
+  pthread_mutex_t life; /* held while the thread starts or stops */
+  pthread_mutex_t mu;   /* the list, and a tick */
+  ty_fence *list;
+  pthread_t thread;
+  bool on;
+  atomic_bool stopping;
+} watch = {.life = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+static void on_kick(int sig) {
+  (void)sig;
+  int saved = errno;
+  for (ty_fence *f = atomic_load_explicit(&running, memory_order_relaxed); f; f = f->outer) {
+    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+    if (atomic_load_explicit(&f->kicked, memory_order_acquire) != seq || f->armed) continue;
+    f->armed = 1;
+    lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
+  }
+  errno = saved;
+}
+
+static void tick(uint64_t now) {
+  for (ty_fence *f = watch.list; f; f = f->next_watched) {
+    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
+    if (!(seq & 1) || atomic_load_explicit(&f->kicked, memory_order_relaxed) == seq) continue;
+    uint64_t since = atomic_load_explicit(&f->since, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&f->seq, memory_order_relaxed) != seq || now < since + GRACE_NS) continue;
+    atomic_store_explicit(&f->kicked, seq, memory_order_release);
+    pthread_kill(f->owner, KICK_SIGNAL);
+  }
+}
+
+static void *watchdog(void *unused) {
+  (void)unused;
+  struct timespec at;
+  clock_gettime(CLOCK_MONOTONIC, &at);
+  while (!atomic_load(&watch.stopping)) {
+    at.tv_nsec += TICK_NS;
+    if (at.tv_nsec >= 1000000000L) {
+      at.tv_nsec -= 1000000000L;
+      at.tv_sec++;
+    }
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+    pthread_mutex_lock(&watch.mu);
+    tick(ty_fence_now_ns());
+    pthread_mutex_unlock(&watch.mu);
+    /* fell behind (a stopped process, a busy machine): tick from now on */
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (now.tv_sec > at.tv_sec + 1) at = now;
+  }
+  return NULL;
+}
+
+/* Starts the signal handler and the thread with the first fence. false: no thread (the
+ * fence stays eager). */
+static bool start_watchdog(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_kick;
+  sa.sa_flags = SA_RESTART; /* blocking calls the Lua thread is in when kicked go on */
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(KICK_SIGNAL, &sa, NULL) != 0) return false;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal: the process's go elsewhere */
+  atomic_store(&watch.stopping, false);
+  bool ok = pthread_create(&watch.thread, NULL, watchdog, NULL) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  return ok;
+}
+
+static bool watch_fence(ty_fence *f) {
+  pthread_mutex_lock(&watch.life);
+  bool ok = watch.on || start_watchdog();
+  if (ok) {
+    watch.on = true;
+    pthread_mutex_lock(&watch.mu);
+    f->owner = pthread_self();
+    f->next_watched = watch.list;
+    watch.list = f;
+    f->watched = true;
+    pthread_mutex_unlock(&watch.mu);
+  }
+  pthread_mutex_unlock(&watch.life);
+  return ok;
+}
+
+static void unwatch_fence(ty_fence *f) {
+  if (!f->watched) return;
+  pthread_mutex_lock(&watch.life);
+  pthread_mutex_lock(&watch.mu);
+  for (ty_fence **p = &watch.list; *p; p = &(*p)->next_watched)
+    if (*p == f) {
+      *p = f->next_watched;
+      break;
+    }
+  f->watched = false;
+  bool last = !watch.list;
+  pthread_mutex_unlock(&watch.mu);
+  if (last) {
+    atomic_store(&watch.stopping, true);
+    pthread_join(watch.thread, NULL);
+    watch.on = false;
+  }
+  pthread_mutex_unlock(&watch.life);
+}
+
+/* A call switches to L (a coroutine, or back to its resumer): L gets the hook when the call
+ * counts instructions (a coroutine made before the call was armed has none), and loses one
+ * it kept from an earlier call when the call does not. */
+static void sync_hook(ty_fence *f, lua_State *L) {
+  bool hooked = lua_gethook(L) == count_hook;
+  if (!f->lazy_call || f->armed || f->exceeded) {
+    if (!hooked) lua_sethook(L, count_hook, LUA_MASKCOUNT, f->exceeded ? 1 : f->step);
+    return;
+  }
+  if (!hooked) return;
+  lua_sethook(L, NULL, 0, 0);
+  if (f->armed) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1); /* the watchdog came in between */
+}
+
+/* ---- counting ---- */
+
+/* The install's anchor in the registry: when the state closes, the fence leaves the watchdog. */
+static const char anchor_key = 0;
+
+static int anchor_gc(lua_State *S) {
+  unwatch_fence(*(ty_fence **)lua_touserdata(S, 1));
+  return 0;
+}
+
+void ty_fence_install(lua_State *S, ty_fence *f) {
+  ty_ctx_get(S)->fence = f;
+  *(ty_fence **)lua_newuserdatauv(S, sizeof f, 0) = f;
+  lua_createtable(S, 0, 1);
+  lua_pushcfunction(S, anchor_gc);
+  lua_setfield(S, -2, "__gc");
+  lua_setmetatable(S, -2);
+  lua_rawsetp(S, LUA_REGISTRYINDEX, &anchor_key);
+}
+
 /* Adds steps, and the memory debt, to the running call's count. Returns true once the
- * call is past its budget or its time (f->why then says which). */
+ * call is past its budget or its time (f->why then says which). A lazy call not yet
+ * charged for its unhooked stretch is charged now if it is armed (the hook counts from
+ * here); if not, the stretch's bound is weighed without being kept. */
 static bool over_budget(ty_fence *f, size_t steps) {
   steps += f->debt;
   f->debt = 0;
+  uint64_t unhooked = 0;
+  if (f->lazy_call && !f->charged) {
+    unhooked = (ty_fence_now_ns() - f->start_ns) * MAX_STEPS_PER_NS;
+    if (f->armed) {
+      f->charged = true;
+      steps += unhooked;
+      unhooked = 0;
+    }
+  }
   f->count += steps;
   f->total += steps;
-  if (f->limit && f->count > f->limit) {
+  if (f->limit && f->count + unhooked > f->limit) {
     if (f->limit_why) snprintf(f->why, sizeof f->why, "%s", f->limit_why);
     else snprintf(f->why, sizeof f->why, "instruction limit exceeded (%llu instructions in one call)",
                   (unsigned long long)f->limit);
@@ -47,8 +255,10 @@ static bool over_budget(ty_fence *f, size_t steps) {
 static void count_hook(lua_State *S, lua_Debug *ar) {
   ty_fence *f = ty_fence_of(S);
   if (!f->exceeded) {
-    /* Called early (memory debt) or on a thread made while it was: back to the usual step.
-     * The instructions since the last call are not known then, only that they are fewer. */
+    f->armed = 1; /* the hook is running: the call counts from here, whoever set it */
+    /* Called early (memory debt, the watchdog) or on a thread made while it was: back to the
+     * usual step. The instructions since the last call are not known then, only that they
+     * are fewer. */
     int step = lua_gethookcount(S);
     if (step != f->step) lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
     if (!over_budget(f, (size_t)step)) return;
@@ -80,10 +290,34 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   f->why[0] = '\0';
   f->deadline = f->time_limit > 0 ? ty_now() + f->time_limit : 0;
   f->cur = S;
-  lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
+  f->lazy_call = f->lazy && (!f->limit || f->limit >= LAZY_MIN_LIMIT) &&
+                 (f->time_limit <= 0 || f->time_limit >= LAZY_MIN_SECONDS);
+  if (f->lazy_call && !(f->watched && pthread_equal(f->owner, pthread_self()))) {
+    unwatch_fence(f); /* its calls moved to another thread */
+    if (!watch_fence(f)) f->lazy_call = f->lazy = false; /* no watchdog: eager from here */
+  }
+  if (!f->lazy_call) {
+    lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
+    return;
+  }
+  f->charged = false;
+  f->armed = 0;
+  if (lua_gethook(S)) lua_sethook(S, NULL, 0, 0);
+  f->start_ns = ty_fence_now_ns();
+  atomic_store_explicit(&f->since, f->start_ns, memory_order_relaxed);
+  atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
+  f->outer = atomic_load_explicit(&running, memory_order_relaxed);
+  atomic_store_explicit(&running, f, memory_order_relaxed);
 }
 
-void ty_fence_disarm(ty_fence *f) { f->cur = NULL; }
+void ty_fence_disarm(ty_fence *f) {
+  if (f->lazy_call) {
+    atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
+    atomic_store_explicit(&running, f->outer, memory_order_relaxed);
+    f->lazy_call = false;
+  }
+  f->cur = NULL;
+}
 
 void ty_fence_stop(lua_State *S) {
   ty_fence_of(S)->exceeded = true;
@@ -94,7 +328,10 @@ void ty_fence_note_alloc(ty_fence *f, size_t grown) {
   size_t before = f->debt;
   f->debt += grown / ALLOC_BYTES_PER_STEP;
   /* lua_sethook only sets fields: it is safe here, as it is in a signal handler. */
-  if (before < DEBT_NOW && f->debt >= DEBT_NOW && f->cur && !f->exceeded) lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
+  if (before < DEBT_NOW && f->debt >= DEBT_NOW && f->cur && !f->exceeded) {
+    f->armed = 1;
+    lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
+  }
 }
 
 /* ---- catching errors, and coroutines, under the fence ---- */
@@ -153,8 +390,10 @@ static int resume(lua_State *S, lua_State *co, int narg) {
   ty_fence *f = ty_fence_of(S);
   lua_State *outer = f->cur;
   f->cur = co;
+  sync_hook(f, co);
   int nres, status = lua_resume(co, S, narg, &nres);
   f->cur = outer;
+  sync_hook(f, outer);
   if (status != LUA_OK && status != LUA_YIELD) {
     lua_xmove(co, S, 1);
     return -1;
@@ -166,6 +405,19 @@ static int resume(lua_State *S, lua_State *co, int narg) {
   }
   lua_xmove(co, S, nres);
   return nres;
+}
+
+/* lua_resetthread(co), which runs co's pending to-be-closed variables on co: with co as the
+ * running thread meanwhile, as resume does. */
+static int reset_thread(lua_State *S, lua_State *co) {
+  ty_fence *f = ty_fence_of(S);
+  lua_State *outer = f->cur;
+  f->cur = co;
+  sync_hook(f, co);
+  int status = lua_resetthread(co);
+  f->cur = outer;
+  sync_hook(f, outer);
+  return status;
 }
 
 /* coroutine.resume: a coroutine stopped by the budget stops its resumer too. */
@@ -193,7 +445,7 @@ static int wrapped(lua_State *S) {
   if (r >= 0) return r;
   int status = lua_status(co);
   if (status != LUA_OK && status != LUA_YIELD) {
-    status = lua_resetthread(co);
+    status = reset_thread(S, co);
     lua_xmove(co, S, 1);
   }
   if (!ty_fence_of(S)->exceeded && status != LUA_ERRMEM && lua_type(S, -1) == LUA_TSTRING) {
@@ -202,6 +454,33 @@ static int wrapped(lua_State *S) {
     lua_concat(S, 2);
   }
   return lua_error(S);
+}
+
+/* coroutine.close: the stock one (its upvalue), with co as the running thread while its
+ * to-be-closed variables run, as resume does; a coroutine stopped by the budget while
+ * closing stops its closer too. */
+static int fence_close(lua_State *S) {
+  lua_State *co = lua_tothread(S, 1);
+  luaL_argexpected(S, co, 1, "coroutine");
+  ty_fence *f = ty_fence_of(S);
+  lua_State *outer = f->cur;
+  if (co != outer) {
+    f->cur = co;
+    sync_hook(f, co);
+  }
+  lua_pushvalue(S, lua_upvalueindex(1));
+  lua_insert(S, 1);
+  int status = lua_pcall(S, lua_gettop(S) - 1, LUA_MULTRET, 0);
+  if (co != outer) {
+    f->cur = outer;
+    sync_hook(f, outer);
+  }
+  if (status != LUA_OK) return lua_error(S);
+  if (f->exceeded) {
+    lua_pushstring(S, f->why);
+    return lua_error(S);
+  }
+  return lua_gettop(S);
 }
 
 static int fence_wrap(lua_State *S) {
@@ -223,5 +502,8 @@ void ty_fence_open_guards(lua_State *S) {
   lua_setfield(S, -2, "resume");
   lua_pushcfunction(S, fence_wrap);
   lua_setfield(S, -2, "wrap");
+  lua_getfield(S, -1, "close");
+  lua_pushcclosure(S, fence_close, 1);
+  lua_setfield(S, -2, "close");
   lua_pop(S, 1);
 }
