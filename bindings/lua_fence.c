@@ -61,13 +61,16 @@
 #define TICK_NS 1000000L         /* the watchdog's period */
 #define MAX_STEPS_PER_NS 4u      /* the VM's instruction rate can not pass 4e9 a second */
 #define KICK_SIGNAL (SIGRTMIN + 2)
+#define NO_FLOOR UINT64_MAX
 
 ty_fence *ty_fence_of(lua_State *S) { return ty_ctx_get(S)->fence; }
+
+static uint64_t ns_of(struct timespec ts) { return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec; }
 
 uint64_t ty_fence_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+  return ns_of(ts);
 }
 
 static void count_hook(lua_State *S, lua_Debug *ar);
@@ -98,9 +101,32 @@ static void on_kick(int sig) {
   errno = saved;
 }
 
+/* One look at every watched fence. The owner's CPU time is read before its sequence number
+ * and published with it: a call with a greater number began after the reading, so the
+ * reading is a floor of the thread's CPU time at the call's start. */
 static void tick(uint64_t now) {
+  ty_fence *read_for = NULL; /* the fence whose owner `cpu` is the reading of */
+  uint64_t cpu = NO_FLOOR;
   for (ty_fence *f = watch.list; f; f = f->next_watched) {
+    if (!read_for || !pthread_equal(read_for->owner, f->owner)) { /* one reading per thread */
+      struct timespec ts;
+      read_for = f;
+      cpu = f->cpu_clock_ok && clock_gettime(f->cpu_clock, &ts) == 0 ? ns_of(ts) : NO_FLOOR;
+    }
     uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
+    if (cpu != NO_FLOOR) {
+      uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
+      atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
+      atomic_thread_fence(memory_order_release);
+      uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
+      if (last_seq != seq) {
+        atomic_store_explicit(&f->prev_cpu, atomic_load_explicit(&f->last_cpu, memory_order_relaxed), memory_order_relaxed);
+        atomic_store_explicit(&f->prev_seq, last_seq, memory_order_relaxed);
+      }
+      atomic_store_explicit(&f->last_cpu, cpu, memory_order_relaxed);
+      atomic_store_explicit(&f->last_seq, seq, memory_order_relaxed);
+      atomic_store_explicit(&f->sample_v, v + 2, memory_order_release);
+    }
     if (!(seq & 1) || atomic_load_explicit(&f->kicked, memory_order_relaxed) == seq) continue;
     uint64_t since = atomic_load_explicit(&f->since, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
@@ -157,6 +183,7 @@ static bool watch_fence(ty_fence *f) {
     watch.on = true;
     pthread_mutex_lock(&watch.mu);
     f->owner = pthread_self();
+    f->cpu_clock_ok = pthread_getcpuclockid(f->owner, &f->cpu_clock) == 0; /* else: charged by the time */
     f->next_watched = watch.list;
     watch.list = f;
     f->watched = true;
@@ -224,12 +251,42 @@ void ty_fence_install(lua_State *S, ty_fence *f) {
  * call is past its budget or its time (f->why then says which). A lazy call not yet
  * charged for its unhooked stretch is charged now if it is armed (the hook counts from
  * here); if not, the stretch's bound is weighed without being kept. */
+/* The owner's CPU time at a moment before the running call began (the watchdog's latest
+ * reading from before it), or NO_FLOOR. */
+static uint64_t cpu_floor(ty_fence *f) {
+  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_acquire);
+  uint64_t last_cpu = atomic_load_explicit(&f->last_cpu, memory_order_relaxed);
+  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
+  uint64_t prev_cpu = atomic_load_explicit(&f->prev_cpu, memory_order_relaxed);
+  uint64_t prev_seq = atomic_load_explicit(&f->prev_seq, memory_order_relaxed);
+  atomic_thread_fence(memory_order_acquire);
+  if (!v || (v & 1) || atomic_load_explicit(&f->sample_v, memory_order_relaxed) != v) return NO_FLOOR; /* none, or being written */
+  uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+  return last_seq < seq ? last_cpu : prev_seq < seq ? prev_cpu : NO_FLOOR;
+}
+
+/* The most instructions the running lazy call can have run unhooked: MAX_STEPS_PER_NS times
+ * the nanoseconds since its start or, when `tight`, times its thread's CPU time since the
+ * floor if less (on a busy machine the thread runs only part of the time; one system call
+ * to know it). */
+static uint64_t unhooked_bound(ty_fence *f, bool tight) {
+  uint64_t ns = ty_fence_now_ns() - f->start_ns, floor;
+  struct timespec ts;
+  if (tight && (floor = cpu_floor(f)) != NO_FLOOR && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+    uint64_t cpu = ns_of(ts);
+    if (cpu >= floor && cpu - floor < ns) ns = cpu - floor;
+  }
+  return ns * MAX_STEPS_PER_NS;
+}
+
 static bool over_budget(ty_fence *f, size_t steps) {
   steps += f->debt;
   f->debt = 0;
   uint64_t unhooked = 0;
   if (f->lazy_call && !f->charged) {
-    unhooked = (ty_fence_now_ns() - f->start_ns) * MAX_STEPS_PER_NS;
+    /* once per armed call, or when the elapsed time alone would stop the call: tight */
+    unhooked = unhooked_bound(f, f->armed);
+    if (!f->armed && f->limit && f->count + steps + unhooked > f->limit) unhooked = unhooked_bound(f, true);
     if (f->armed) {
       f->charged = true;
       steps += unhooked;
@@ -254,8 +311,15 @@ static bool over_budget(ty_fence *f, size_t steps) {
 
 static void count_hook(lua_State *S, lua_Debug *ar) {
   ty_fence *f = ty_fence_of(S);
-  if (!f->exceeded) {
-    f->armed = 1; /* the hook is running: the call counts from here, whoever set it */
+  if (!f->exceeded && f->lazy_call && !f->armed) {
+    /* memory debt in a lazy call the watchdog has not armed: weighed with the time bound,
+     * which covers the instructions too; the call goes on unhooked */
+    if (!over_budget(f, 0)) {
+      lua_sethook(S, NULL, 0, 0);
+      if (f->armed) lua_sethook(S, count_hook, LUA_MASKCOUNT, 1); /* the watchdog came in between */
+      return;
+    }
+  } else if (!f->exceeded) {
     /* Called early (memory debt, the watchdog) or on a thread made while it was: back to the
      * usual step. The instructions since the last call are not known then, only that they
      * are fewer. */
@@ -328,10 +392,7 @@ void ty_fence_note_alloc(ty_fence *f, size_t grown) {
   size_t before = f->debt;
   f->debt += grown / ALLOC_BYTES_PER_STEP;
   /* lua_sethook only sets fields: it is safe here, as it is in a signal handler. */
-  if (before < DEBT_NOW && f->debt >= DEBT_NOW && f->cur && !f->exceeded) {
-    f->armed = 1;
-    lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
-  }
+  if (before < DEBT_NOW && f->debt >= DEBT_NOW && f->cur && !f->exceeded) lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
 }
 
 /* ---- catching errors, and coroutines, under the fence ---- */

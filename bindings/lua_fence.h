@@ -49,6 +49,11 @@ typedef struct ty_fence {
   _Atomic uint64_t seq;    /* for the watchdog: odd while a call runs, one more at each start and end */
   _Atomic uint64_t since;  /* ... the running call's start */
   _Atomic uint64_t kicked; /* the seq the watchdog signalled for */
+  /* the watchdog's readings of the owner's CPU time, each with seq as read just after it: the
+   * latest, and the latest before it with another seq (a seqlock: sample_v) */
+  _Atomic uint64_t sample_v, last_cpu, last_seq, prev_cpu, prev_seq;
+  clockid_t cpu_clock; /* the owner's CPU time */
+  bool cpu_clock_ok;
   struct ty_fence *outer;  /* the fence whose call was running on this thread when this one's began */
   bool watched;        /* known to the watchdog */
   pthread_t owner;     /* the thread that runs its calls (the one that armed it first) */

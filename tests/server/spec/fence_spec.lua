@@ -48,7 +48,7 @@ return {
 ]]
 
 -- Runs away under the default budget (lazy calls: no hook until a grace has passed) in the
--- way its message names; {t = "big"} runs 40 M instructions, under the budget, and answers;
+-- way its message names; {t = "big"} runs 30 M instructions, under the budget, and answers;
 -- anything else is answered with ok.
 local RUNAWAY = [[
 local function spin() while true do end end
@@ -88,7 +88,7 @@ return {
           pcall(coroutine.close, parked)
         elseif t == "big" then
           local n = 0
-          for i = 1, 40000000 do n = i end
+          for i = 1, 30000000 do n = i end
           session:send({ t = "big", n = n })
           return
         end
@@ -313,7 +313,7 @@ return {
           { open = "b", path = "/big" }, { send = "b", json = { t = "big" } }, { recv = "b" },
           { send = "b", json = { t = "hi" } }, { recv = "b" },
         })
-        assert.same({ t = "big", n = 40000000 }, H.messages(ev, "b", "big")[1])
+        assert.same({ t = "big", n = 30000000 }, H.messages(ev, "b", "big")[1])
         assert.equals(1, #H.messages(ev, "b", "ok"))
         assert.is_nil(H.find(ev, function(e) return e.closed == "b" end))
       end)
