@@ -16,31 +16,45 @@
  *     last one's state closes) wakes every TICK_NS. Each fence publishes with atomics a
  *     sequence number, odd while a call runs, and the call's start. A call seen running past
  *     the grace gets one KICK_SIGNAL, sent with pthread_kill to the fence's own thread only
- *     (the sqlite writer and the watchdog itself never get it).
+ *     (the sqlite writer and the watchdog itself, which blocks every signal, never get it).
+ *     SA_RESTART resumes the blocking calls it lands in (sqlite's reads and writes, lws's
+ *     sends); epoll_wait returns EINTR whatever the flag, which libev retries.
  *   - the signal's handler, on the Lua thread, checks that the call it was sent for is still
  *     the running one and sets the count hook (count 1) on the thread running it (f->cur),
  *     as lua.c's SIGINT handler does: lua_sethook only stores fields, which Lua allows from a
- *     signal handler, and does nothing else (no allocation, no I/O). The watchdog never calls
- *     lua_sethook itself: it walks the thread's CallInfo list, which the Lua thread changes.
- *     Lua 5.4 rereads the hook flag at every jump and loop back edge, so a running loop sees it.
+ *     signal handler, and the handler does nothing else (no allocation, no I/O). The
+ *     watchdog never calls lua_sethook itself: it walks the thread's CallInfo list, which the
+ *     Lua thread changes. Lua 5.4 rereads the hook flag at every jump and loop back edge, so
+ *     a running loop sees it.
  *   - the instructions run before the hook came are unknown. The first hook call charges them
- *     as the most the elapsed time could hold: nanoseconds since the start times
- *     MAX_STEPS_PER_NS. A Lua instruction is at least a fetch, a decode and an indirect jump
- *     through the dispatch table; stock Lua 5.4 runs its cheapest ones (a FORLOOP) at 0.3 G
- *     a second on the 2.6 GHz server core this was measured on and near 1.5 G on the fastest
- *     desktop cores, so 4 G a second bounds every CPU we know with room to spare. The count
- *     can thus only overestimate: a lazy call is stopped no later than an eager one would be,
- *     and earlier by at most what the charge overestimates (about 4 M steps, 4% of the
- *     default budget, for a call armed after 1 ms). Until the hook comes, ty_fence_charge
- *     counts the same bound, without keeping it, so C work cannot pass the budget unnoticed.
- *   - memory debt sets the hook as it always did (the call is then armed); a coroutine the
- *     call switches to, or back from, gets the hook when the call is armed, and loses one it
- *     kept from an earlier call when it is not (sync_hook), so the handler only ever needs to
- *     hook the thread running at that moment.
+ *     as the most the time could hold: MAX_STEPS_PER_NS times the nanoseconds since the
+ *     call's start or, if less, times the Lua thread's CPU time since the watchdog's last
+ *     reading of it from before the call (the readings come with each tick; on a busy
+ *     machine the thread runs only part of the time). Every VM instruction is a load, a
+ *     decode and an indirect jump through the dispatch table: stock Lua 5.4 runs its cheapest
+ *     (a FORLOOP) at 0.3 G a second on the 2.6 GHz server cores this was measured on, about
+ *     8 cycles each, and 4 G a second would take one every 1.5 cycles at 6 GHz, faster than
+ *     any core we know dispatches an interpreter. So the count can only be too high: a lazy
+ *     call is never let past its budget, and is stopped earlier than an exact count would
+ *     stop it by what the charge overestimates (about 4 M steps per millisecond unhooked:
+ *     4 to 8 % of the default budget when the watchdog gets its core at once). Until the hook
+ *     comes, ty_fence_charge weighs the same bound without keeping it, so C work cannot pass
+ *     the budget unnoticed either.
+ *   - memory debt wakes the hook as it always did; in a call not armed yet the hook weighs
+ *     the debt and the time bound and takes itself off again. A coroutine the call switches
+ *     to, or back from, gets the hook when the call is armed and loses one it kept from an
+ *     earlier call when it is not (sync_hook, also around coroutine.close and a wrapped
+ *     coroutine's reset, which run __close on the coroutine), so the handler only ever needs
+ *     to hook the thread running at that moment.
+ *   - after DOZE_TICKS ticks in which no call ran the watchdog sleeps until the next call
+ *     starts (ty_fence_arm wakes it: one lock and signal, only then). Nothing is lost by it:
+ *     the grace still starts with the call. An idle server whose modules run no timers costs
+ *     it about 0.04 % of a core, one whose timers run every few ms about 0.5 % (a tick is
+ *     some 14 us on the shared 2-core machine measured, most of it the wake-up).
  * A small budget or a short time limit stays eager, hooked from its first instruction: the
- * grace's charge would be most of it. Ticks cost the idle watchdog about TICK_COST (see
- * scripts/docs/server.md); it does not sleep longer when quiet, since a longer sleep would
- * leave the next call unhooked longer and so charge it more. */
+ * grace's charge would be most of it. So does a call of a fence inside a lazy call of its
+ * own (`nested`). */
+#define _GNU_SOURCE /* Required for: pthread_setname_np */
 #include "lua_fence.h"
 
 #include <errno.h>
@@ -59,6 +73,7 @@
 #define LAZY_MIN_SECONDS 0.01    /* ... and so does a shorter time limit */
 #define GRACE_NS 1000000u        /* a lazy call runs this long unhooked at least */
 #define TICK_NS 1000000L         /* the watchdog's period */
+#define DOZE_TICKS 4             /* ticks without a call before it sleeps until one */
 #define MAX_STEPS_PER_NS 4u      /* the VM's instruction rate can not pass 4e9 a second */
 #define KICK_SIGNAL (SIGRTMIN + 2)
 #define NO_FLOOR UINT64_MAX
@@ -87,26 +102,32 @@ static struct {
   pthread_t thread;
   bool on;
   atomic_bool stopping;
-} watch = {.life = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER};
+  /* no call for DOZE_TICKS ticks: the thread sleeps until the next call wakes it */
+  pthread_mutex_t doze_mu;
+  pthread_cond_t wake;
+  atomic_bool dozing;
+} watch = {.life = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .doze_mu = PTHREAD_MUTEX_INITIALIZER,
+           .wake = PTHREAD_COND_INITIALIZER};
 
 static void on_kick(int sig) {
   (void)sig;
   int saved = errno;
   for (ty_fence *f = atomic_load_explicit(&running, memory_order_relaxed); f; f = f->outer) {
     uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
-    if (atomic_load_explicit(&f->kicked, memory_order_acquire) != seq || f->armed) continue;
+    if (atomic_load_explicit(&f->kicked, memory_order_acquire) != seq || f->armed || !f->cur) continue;
     f->armed = 1;
     lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
   }
   errno = saved;
 }
 
-/* One look at every watched fence. The owner's CPU time is read before its sequence number
+/* One look at every watched fence; true when a call ran since the last. The owner's CPU time is read before its sequence number
  * and published with it: a call with a greater number began after the reading, so the
  * reading is a floor of the thread's CPU time at the call's start. */
-static void tick(uint64_t now) {
+static bool tick(uint64_t now) {
   ty_fence *read_for = NULL; /* the fence whose owner `cpu` is the reading of */
   uint64_t cpu = NO_FLOOR;
+  bool ran = false;
   for (ty_fence *f = watch.list; f; f = f->next_watched) {
     if (!read_for || !pthread_equal(read_for->owner, f->owner)) { /* one reading per thread */
       struct timespec ts;
@@ -114,6 +135,8 @@ static void tick(uint64_t now) {
       cpu = f->cpu_clock_ok && clock_gettime(f->cpu_clock, &ts) == 0 ? ns_of(ts) : NO_FLOOR;
     }
     uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
+    ran = ran || seq != f->seen_seq || (seq & 1);
+    f->seen_seq = seq;
     if (cpu != NO_FLOOR) {
       uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
       atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
@@ -134,28 +157,60 @@ static void tick(uint64_t now) {
     atomic_store_explicit(&f->kicked, seq, memory_order_release);
     pthread_kill(f->owner, KICK_SIGNAL);
   }
+  return ran;
+}
+
+/* Sleeps until a call starts (ty_fence_arm wakes it), the watchdog stops, or a second passes,
+ * unless a call started since the last tick. */
+static void doze(void) {
+  pthread_mutex_lock(&watch.doze_mu);
+  atomic_store(&watch.dozing, true); /* then the sequence numbers: a call starting now sees one or the other */
+  pthread_mutex_lock(&watch.mu);
+  bool quiet = true;
+  for (ty_fence *f = watch.list; f; f = f->next_watched) quiet = quiet && atomic_load(&f->seq) == f->seen_seq;
+  pthread_mutex_unlock(&watch.mu);
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec++;
+  while (quiet && atomic_load(&watch.dozing) && !atomic_load(&watch.stopping))
+    if (pthread_cond_timedwait(&watch.wake, &watch.doze_mu, &until) == ETIMEDOUT) break;
+  atomic_store(&watch.dozing, false);
+  pthread_mutex_unlock(&watch.doze_mu);
+}
+
+/* For ty_fence_arm, after the call's sequence number: wakes a dozing watchdog. */
+static void wake_watchdog(void) {
+  pthread_mutex_lock(&watch.doze_mu);
+  atomic_store(&watch.dozing, false);
+  pthread_cond_signal(&watch.wake);
+  pthread_mutex_unlock(&watch.doze_mu);
 }
 
 static void *watchdog(void *unused) {
   (void)unused;
-  struct timespec at;
-  clock_gettime(CLOCK_MONOTONIC, &at);
+  const struct timespec period = {0, TICK_NS};
+  int quiet = 0;
   while (!atomic_load(&watch.stopping)) {
-    at.tv_nsec += TICK_NS;
-    if (at.tv_nsec >= 1000000000L) {
-      at.tv_nsec -= 1000000000L;
-      at.tv_sec++;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR) {}
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &period, NULL);
     pthread_mutex_lock(&watch.mu);
-    tick(ty_fence_now_ns());
+    bool ran = tick(ty_fence_now_ns());
     pthread_mutex_unlock(&watch.mu);
-    /* fell behind (a stopped process, a busy machine): tick from now on */
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (now.tv_sec > at.tv_sec + 1) at = now;
+    quiet = ran ? 0 : quiet + 1;
+    if (quiet >= DOZE_TICKS) {
+      doze();
+      quiet = 0;
+    }
   }
   return NULL;
+}
+
+static void init_wake(void) { /* the doze's timeout is on CLOCK_MONOTONIC */
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_destroy(&watch.wake);
+  pthread_cond_init(&watch.wake, &a);
+  pthread_condattr_destroy(&a);
 }
 
 /* Starts the signal handler and the thread with the first fence. false: no thread (the
@@ -171,8 +226,11 @@ static bool start_watchdog(void) {
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal: the process's go elsewhere */
   atomic_store(&watch.stopping, false);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_wake);
   bool ok = pthread_create(&watch.thread, NULL, watchdog, NULL) == 0;
   pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (ok) pthread_setname_np(watch.thread, "tycho-fence"); /* what top and ps show */
   return ok;
 }
 
@@ -207,6 +265,7 @@ static void unwatch_fence(ty_fence *f) {
   pthread_mutex_unlock(&watch.mu);
   if (last) {
     atomic_store(&watch.stopping, true);
+    wake_watchdog();
     pthread_join(watch.thread, NULL);
     watch.on = false;
   }
@@ -247,10 +306,6 @@ void ty_fence_install(lua_State *S, ty_fence *f) {
   lua_rawsetp(S, LUA_REGISTRYINDEX, &anchor_key);
 }
 
-/* Adds steps, and the memory debt, to the running call's count. Returns true once the
- * call is past its budget or its time (f->why then says which). A lazy call not yet
- * charged for its unhooked stretch is charged now if it is armed (the hook counts from
- * here); if not, the stretch's bound is weighed without being kept. */
 /* The owner's CPU time at a moment before the running call began (the watchdog's latest
  * reading from before it), or NO_FLOOR. */
 static uint64_t cpu_floor(ty_fence *f) {
@@ -279,6 +334,10 @@ static uint64_t unhooked_bound(ty_fence *f, bool tight) {
   return ns * MAX_STEPS_PER_NS;
 }
 
+/* Adds steps, and the memory debt, to the running call's count. Returns true once the
+ * call is past its budget or its time (f->why then says which). A lazy call not yet
+ * charged for its unhooked stretch is charged now if it is armed (the hook counts from
+ * here); if not, the stretch's bound is weighed without being kept. */
 static bool over_budget(ty_fence *f, size_t steps) {
   steps += f->debt;
   f->debt = 0;
@@ -356,6 +415,11 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   f->cur = S;
   f->lazy_call = f->lazy && (!f->limit || f->limit >= LAZY_MIN_LIMIT) &&
                  (f->time_limit <= 0 || f->time_limit >= LAZY_MIN_SECONDS);
+  if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
+    /* a call of this fence inside a lazy one of its own: hooked, within the outer's watch */
+    f->lazy_call = false;
+    f->nested++;
+  }
   if (f->lazy_call && !(f->watched && pthread_equal(f->owner, pthread_self()))) {
     unwatch_fence(f); /* its calls moved to another thread */
     if (!watch_fence(f)) f->lazy_call = f->lazy = false; /* no watchdog: eager from here */
@@ -369,17 +433,20 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   if (lua_gethook(S)) lua_sethook(S, NULL, 0, 0);
   f->start_ns = ty_fence_now_ns();
   atomic_store_explicit(&f->since, f->start_ns, memory_order_relaxed);
-  atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
+  atomic_store(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1); /* then dozing: see doze */
+  if (atomic_load(&watch.dozing)) wake_watchdog();
   f->outer = atomic_load_explicit(&running, memory_order_relaxed);
   atomic_store_explicit(&running, f, memory_order_relaxed);
 }
 
 void ty_fence_disarm(ty_fence *f) {
-  if (f->lazy_call) {
+  if (f->nested) {
+    f->nested--;
+  } else if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
     atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
     atomic_store_explicit(&running, f->outer, memory_order_relaxed);
-    f->lazy_call = false;
   }
+  f->lazy_call = false;
   f->cur = NULL;
 }
 

@@ -53,8 +53,10 @@ typedef struct ty_fence {
    * latest, and the latest before it with another seq (a seqlock: sample_v) */
   _Atomic uint64_t sample_v, last_cpu, last_seq, prev_cpu, prev_seq;
   clockid_t cpu_clock; /* the owner's CPU time */
+  uint64_t seen_seq;   /* the watchdog's: seq at its last tick */
   bool cpu_clock_ok;
   struct ty_fence *outer;  /* the fence whose call was running on this thread when this one's began */
+  int nested;              /* calls of this fence running inside its own lazy one */
   bool watched;        /* known to the watchdog */
   pthread_t owner;     /* the thread that runs its calls (the one that armed it first) */
   struct ty_fence *next_watched;
