@@ -67,7 +67,7 @@ return {
         elseif t == "wrap" then
           while true do pcall(coroutine.wrap(spin)) end
         elseif t == "alloc" then
-          while true do local _ = { t } end
+          while true do local _ = {} end -- garbage at once: the memory cap never comes near
         elseif t == "yield" then
           -- armed while the coroutine runs: the resumer it yields back to must count too
           local co = coroutine.wrap(function()
@@ -289,8 +289,18 @@ return {
           steps[#steps + 1] = { closed = "c" }
           local ev = H.client(s.port, steps)
           local closed = H.find(ev, function(e) return e.closed == "c" end)
-          assert.is_not_nil(closed, how .. ": the module was not stopped")
-          assert.equals(1011, closed.code, how)
+          if closed then
+            assert.equals(1011, closed.code, how)
+          else
+            -- 100 M steps take a second or two, more on a busy machine than the client's 5 s
+            -- wait: then the log says when the stop came
+            local stopped = "module r_" .. how .. " passed its instruction budget"
+            for _ = 1, 300 do
+              if (H.readFile(s.log) or ""):find(stopped, 1, true) then break end
+              H.sleep(0.1)
+            end
+            assert.truthy((H.readFile(s.log) or ""):find(stopped, 1, true), how .. ": the module was not stopped")
+          end
         end
         -- each is back after its backoff and serves again
         for _, how in ipairs(hows) do
