@@ -7,7 +7,9 @@
  * pcall, xpcall, coroutine.resume and coroutine.wrap let that error through (xpcall without
  * running its handler, which Lua would run with the hook off), so untrusted code cannot
  * catch its way past the fence. bindings/lua_sandbox.c runs scenes under one, server/module.c
- * each server module's calls. */
+ * each server module's calls. A lazy fence (the server's) starts a call with a big budget
+ * without the hook and has a watchdog thread arm it past a grace, charging what the call can
+ * have run until then (lua_fence.c says how). */
 #ifndef TY_LUA_FENCE_H
 #define TY_LUA_FENCE_H
 
