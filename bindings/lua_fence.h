@@ -4,9 +4,9 @@
  * C work done for it (charged before it runs) and the memory it allocates; and it keeps the
  * call's time. Past its step limit or its time the call raises "instruction limit exceeded"
  * or "time limit exceeded", at once and then at every further instruction, and the guarded
- * pcall, xpcall, coroutine.resume and coroutine.wrap let that error through (xpcall without
- * running its handler, which Lua would run with the hook off), so untrusted code cannot
- * catch its way past the fence. bindings/lua_sandbox.c runs scenes under one, server/module.c
+ * pcall, xpcall, coroutine.resume, coroutine.wrap and coroutine.close let that error through
+ * (xpcall without running its handler, which Lua would run with the hook off), so untrusted
+ * code cannot catch its way past the fence. bindings/lua_sandbox.c runs scenes under one, server/module.c
  * each server module's calls. A lazy fence (the server's) starts a call with a big budget
  * without the hook and has a watchdog thread arm it past a grace, charging what the call can
  * have run until then (lua_fence.c says how). */
@@ -45,8 +45,9 @@ typedef struct ty_fence {
   /* lazy calls (lua_fence.c) */
   bool lazy_call;      /* the running call started without the hook */
   bool charged;        /* ... and its unhooked stretch is in the count: the hook counts the rest */
-  volatile sig_atomic_t armed; /* the running call's threads get the hook (the watchdog's signal,
-                                * or memory debt, set it on the running thread) */
+  volatile sig_atomic_t armed; /* the running call counts its instructions: the watchdog's
+                                * signal set the hook on the running thread, and the threads
+                                * the call switches to get it too */
   uint64_t start_ns;   /* the running call's start (ty_fence_now_ns) */
   _Atomic uint64_t seq;    /* for the watchdog: odd while a call runs, one more at each start and end */
   _Atomic uint64_t since;  /* ... the running call's start */
@@ -67,7 +68,8 @@ typedef struct ty_fence {
 /* Puts f in S's context (ty_ctx_open first), where every thread made from S finds it. */
 void ty_fence_install(lua_State *S, ty_fence *f);
 ty_fence *ty_fence_of(lua_State *S);
-/* Replaces pcall, xpcall, coroutine.resume and coroutine.wrap in S with guarded ones. */
+/* Replaces pcall, xpcall, coroutine.resume, coroutine.wrap and coroutine.close in S with
+ * guarded ones. */
 void ty_fence_open_guards(lua_State *S);
 
 /* The start of a call on S (the main thread): zeroes the count, sets the deadline and the
