@@ -65,7 +65,8 @@ typedef struct ty_fence {
   struct ty_fence *next_watched;
 } ty_fence;
 
-/* Puts f in S's context (ty_ctx_open first), where every thread made from S finds it. */
+/* Puts f in S's context (ty_ctx_open first), where every thread made from S finds it; when S
+ * closes, f leaves the watchdog (f must outlive S). */
 void ty_fence_install(lua_State *S, ty_fence *f);
 ty_fence *ty_fence_of(lua_State *S);
 /* Replaces pcall, xpcall, coroutine.resume, coroutine.wrap and coroutine.close in S with
