@@ -121,6 +121,21 @@ static void on_kick(int sig) {
   errno = saved;
 }
 
+/* Publishes a reading of f's owner's CPU time, taken before seq was read (under watch.mu). */
+static void publish_sample(ty_fence *f, uint64_t cpu, uint64_t seq) {
+  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
+  atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
+  if (last_seq != seq) {
+    atomic_store_explicit(&f->prev_cpu, atomic_load_explicit(&f->last_cpu, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&f->prev_seq, last_seq, memory_order_relaxed);
+  }
+  atomic_store_explicit(&f->last_cpu, cpu, memory_order_relaxed);
+  atomic_store_explicit(&f->last_seq, seq, memory_order_relaxed);
+  atomic_store_explicit(&f->sample_v, v + 2, memory_order_release);
+}
+
 /* One look at every watched fence; true when a call ran since the last. The owner's CPU time is read before its sequence number
  * and published with it: a call with a greater number began after the reading, so the
  * reading is a floor of the thread's CPU time at the call's start. */
@@ -137,19 +152,7 @@ static bool tick(uint64_t now) {
     uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
     ran = ran || seq != f->seen_seq || (seq & 1);
     f->seen_seq = seq;
-    if (cpu != NO_FLOOR) {
-      uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
-      atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
-      atomic_thread_fence(memory_order_release);
-      uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
-      if (last_seq != seq) {
-        atomic_store_explicit(&f->prev_cpu, atomic_load_explicit(&f->last_cpu, memory_order_relaxed), memory_order_relaxed);
-        atomic_store_explicit(&f->prev_seq, last_seq, memory_order_relaxed);
-      }
-      atomic_store_explicit(&f->last_cpu, cpu, memory_order_relaxed);
-      atomic_store_explicit(&f->last_seq, seq, memory_order_relaxed);
-      atomic_store_explicit(&f->sample_v, v + 2, memory_order_release);
-    }
+    if (cpu != NO_FLOOR) publish_sample(f, cpu, seq);
     if (!(seq & 1) || atomic_load_explicit(&f->kicked, memory_order_relaxed) == seq) continue;
     uint64_t since = atomic_load_explicit(&f->since, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
@@ -242,6 +245,10 @@ static bool watch_fence(ty_fence *f) {
     pthread_mutex_lock(&watch.mu);
     f->owner = pthread_self();
     f->cpu_clock_ok = pthread_getcpuclockid(f->owner, &f->cpu_clock) == 0; /* else: charged by the time */
+    /* a first floor, so that no call is charged by the time alone, which counts a wait (a
+     * disk's fsync under sqlite) as if Lua ran through it */
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) publish_sample(f, ns_of(ts), atomic_load(&f->seq));
     f->next_watched = watch.list;
     watch.list = f;
     f->watched = true;

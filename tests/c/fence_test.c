@@ -2,11 +2,13 @@
  * with no count hook and is armed by the watchdog past its grace, and a runaway one still
  * never runs more Lua instructions than its budget; small budgets and short time limits
  * stay hooked from the first instruction; C work is charged at the time bound before the
- * hook comes; the watchdog thread ends with the last lazy fence's state. */
+ * hook comes, and time spent waiting is not; the watchdog thread ends with the last lazy
+ * fence's state. */
 #include "check.h"
 #include "lua_fence.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 static ty_fence fence;
 
@@ -16,10 +18,26 @@ static int l_hooked(lua_State *S) {
   return 1;
 }
 
-/* busy(ms): spins in C for ms milliseconds, then charges one step of C work. */
+static uint64_t cpu_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* busy(ms): spins in C for ms milliseconds of the thread's CPU time, then charges one step of
+ * C work. */
 static int l_busy(lua_State *S) {
+  uint64_t until = cpu_ns() + (uint64_t)(luaL_checknumber(S, 1) * 1e6);
+  while (cpu_ns() < until) {}
+  ty_fence_charge(S, 1);
+  return 0;
+}
+
+/* sleep(ms): waits ms milliseconds in C (as a disk's fsync would), then charges one step. */
+static int l_sleep(lua_State *S) {
   uint64_t until = ty_fence_now_ns() + (uint64_t)(luaL_checknumber(S, 1) * 1e6);
-  while (ty_fence_now_ns() < until) {}
+  struct timespec at = {(time_t)(until / 1000000000u), (long)(until % 1000000000u)};
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) != 0) {} /* the watchdog's signal */
   ty_fence_charge(S, 1);
   return 0;
 }
@@ -33,6 +51,7 @@ static lua_State *fenced(uint64_t limit, double time_limit, bool lazy) {
   ty_fence_open_guards(S);
   lua_register(S, "hooked", l_hooked);
   lua_register(S, "busy", l_busy);
+  lua_register(S, "sleep", l_sleep);
   return S;
 }
 
@@ -123,7 +142,7 @@ static void test_runaway_in_coroutine_and_pcall_stops(void) {
 }
 
 /* C work before the hook comes is weighed with the time bound: 4 G steps a second, so 10 ms
- * in C passes a budget of 20 M. */
+ * of CPU in C passes a budget of 20 M. */
 static void test_c_work_counts_the_time_bound(void) {
   lua_State *S = fenced(20000000, 0, true);
   CHECK(call(S, "busy(0.1) return hooked()") == NULL); /* well inside the grace: no charge kept */
@@ -132,6 +151,17 @@ static void test_c_work_counts_the_time_bound(void) {
   lua_settop(S, 0);
   const char *err = call(S, "busy(10)");
   CHECK(err && strstr(err, "instruction limit exceeded"));
+  close_fenced(S);
+}
+
+/* Time the thread spends waiting is not charged: the bound is its CPU time when that is less,
+ * from the very first call (40 ms at 4 G steps a second would be 160 M). */
+static void test_waiting_is_not_charged(void) {
+  lua_State *S = fenced(100000000, 0, true);
+  CHECK(call(S, "sleep(40) for _ = 1, 1000 do end return 1") == NULL);
+  CHECK(fence.count < 20000000);
+  lua_settop(S, 0);
+  CHECK(call(S, "for _ = 1, 3 do sleep(15) end return 1") == NULL);
   close_fenced(S);
 }
 
@@ -163,6 +193,7 @@ int main(void) {
   RUN(test_runaway_stops_within_its_budget);
   RUN(test_runaway_in_coroutine_and_pcall_stops);
   RUN(test_c_work_counts_the_time_bound);
+  RUN(test_waiting_is_not_charged);
   RUN(test_time_limit_holds_lazily);
   RUN(test_watchdog_ends_with_the_last_state);
   return check_summary();
