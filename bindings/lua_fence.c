@@ -29,8 +29,9 @@
  *   - the instructions run before the hook came are unknown. The first hook call charges them
  *     as the most the time could hold: MAX_STEPS_PER_NS times the nanoseconds since the
  *     call's start or, if less, times the Lua thread's CPU time since the watchdog's last
- *     reading of it from before the call (the readings come with each tick; on a busy
- *     machine the thread runs only part of the time). Every VM instruction is a load, a
+ *     reading of it from before the call (the readings come with each tick, and a first one
+ *     when the fence is watched; on a busy machine the thread runs only part of the time,
+ *     and a call waiting on the disk not at all). Every VM instruction is a load, a
  *     decode and an indirect jump through the dispatch table: stock Lua 5.4 runs its cheapest
  *     (a FORLOOP) at 0.3 G a second on the 2.6 GHz server cores this was measured on, about
  *     8 cycles each, and 4 G a second would take one every 1.5 cycles at 6 GHz, faster than
