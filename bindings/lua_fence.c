@@ -5,10 +5,63 @@
  * call allocates after it (ty_fence_note_alloc, from the state's allocator). Past the limit,
  * or past the call's time, the hook raises, and from then on raises at every instruction of
  * the thread, while the guarded pcall, xpcall and coroutine functions pass that error on
- * instead of catching it, so nothing the untrusted code does can keep the call going. */
+ * instead of catching it, so nothing the untrusted code does can keep the call going.
+ *
+ * Lazy calls. Lua 5.4 calls luaG_traceexec at every instruction of a thread that has a count
+ * hook, whatever its count, so a hooked call runs about twice as slow as a bare one, and
+ * nearly every call of a server module is short. A fence with `lazy` set therefore starts a
+ * call whose budget is big (at least LAZY_MIN_LIMIT steps, no time limit under
+ * LAZY_MIN_SECONDS) with no hook, and arms it only once it has run past GRACE_NS:
+ *   - one watchdog thread per process (started with the first lazy fence, joined when the
+ *     last one's state closes) wakes every TICK_NS. Each fence publishes with atomics a
+ *     sequence number, odd while a call runs, and the call's start. A call seen running past
+ *     the grace gets one KICK_SIGNAL, sent with pthread_kill to the fence's own thread only
+ *     (the sqlite writer and the watchdog itself, which blocks every signal, never get it).
+ *     SA_RESTART resumes the blocking calls it lands in (sqlite's reads and writes, lws's
+ *     sends); epoll_wait returns EINTR whatever the flag, which libev retries.
+ *   - the signal's handler, on the Lua thread, checks that the call it was sent for is still
+ *     the running one and sets the count hook (count 1) on the thread running it (f->cur),
+ *     as lua.c's SIGINT handler does: lua_sethook only stores fields, which Lua allows from a
+ *     signal handler, and the handler does nothing else (no allocation, no I/O). The
+ *     watchdog never calls lua_sethook itself: it walks the thread's CallInfo list, which the
+ *     Lua thread changes. Lua 5.4 rereads the hook flag at every jump and loop back edge, so
+ *     a running loop sees it.
+ *   - the instructions run before the hook came are unknown. The first hook call charges them
+ *     as the most the time could hold: MAX_STEPS_PER_NS times the nanoseconds since the
+ *     call's start or, if less, times the Lua thread's CPU time since the watchdog's last
+ *     reading of it from before the call (the readings come with each tick, and a first one
+ *     when the fence is watched; on a busy machine the thread runs only part of the time,
+ *     and a call waiting on the disk not at all). Every VM instruction is a load, a
+ *     decode and an indirect jump through the dispatch table: stock Lua 5.4 runs its cheapest
+ *     (a FORLOOP) at 0.3 G a second on the 2.6 GHz server cores this was measured on, about
+ *     8 cycles each, and 4 G a second would take one every 1.5 cycles at 6 GHz, faster than
+ *     any core we know dispatches an interpreter. So the count can only be too high: a lazy
+ *     call is never let past its budget, and is stopped earlier than an exact count would
+ *     stop it by what the charge overestimates (about 4 M steps per millisecond unhooked:
+ *     4 to 8 % of the default budget when the watchdog gets its core at once). Until the hook
+ *     comes, ty_fence_charge weighs the same bound without keeping it, so C work cannot pass
+ *     the budget unnoticed either.
+ *   - memory debt wakes the hook as it always did; in a call not armed yet the hook weighs
+ *     the debt and the time bound and takes itself off again. A coroutine the call switches
+ *     to, or back from, gets the hook when the call is armed and loses one it kept from an
+ *     earlier call when it is not (sync_hook, also around coroutine.close and a wrapped
+ *     coroutine's reset, which run __close on the coroutine), so the handler only ever needs
+ *     to hook the thread running at that moment.
+ *   - after DOZE_TICKS ticks in which no call ran the watchdog sleeps until the next call
+ *     starts (ty_fence_arm wakes it: one lock and signal, only then). Nothing is lost by it:
+ *     the grace still starts with the call. An idle server whose modules run no timers costs
+ *     it about 0.04 % of a core, one whose timers run every few ms about 0.5 % (a tick is
+ *     some 14 us on the shared 2-core machine measured, most of it the wake-up).
+ * A small budget or a short time limit stays eager, hooked from its first instruction: the
+ * grace's charge would be most of it. So does a call of a fence inside a lazy call of its
+ * own (`nested`). */
+#define _GNU_SOURCE /* Required for: pthread_setname_np */
 #include "lua_fence.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 /* Memory a call allocates is charged as work: one step per ALLOC_BYTES_PER_STEP bytes. When
  * DEBT_NOW steps are owed, the hook is called at the running thread's next instruction
@@ -17,20 +70,299 @@
 #define ALLOC_BYTES_PER_STEP 16
 #define DEBT_NOW (1u << 16)
 
+#define LAZY_MIN_LIMIT 10000000u /* a smaller step budget stays eager */
+#define LAZY_MIN_SECONDS 0.01    /* ... and so does a shorter time limit */
+#define GRACE_NS 1000000u        /* a lazy call runs this long unhooked at least */
+#define TICK_NS 1000000L         /* the watchdog's period */
+#define DOZE_TICKS 4             /* ticks without a call before it sleeps until one */
+#define MAX_STEPS_PER_NS 4u      /* the VM's instruction rate can not pass 4e9 a second */
+#define KICK_SIGNAL (SIGRTMIN + 2)
+#define NO_FLOOR UINT64_MAX
+
 ty_fence *ty_fence_of(lua_State *S) { return ty_ctx_get(S)->fence; }
 
-void ty_fence_install(lua_State *S, ty_fence *f) { ty_ctx_get(S)->fence = f; }
+static uint64_t ns_of(struct timespec ts) { return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec; }
+
+uint64_t ty_fence_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ns_of(ts);
+}
 
 static void count_hook(lua_State *S, lua_Debug *ar);
 
+/* ---- the watchdog ---- */
+
+/* The fence whose call is running on this thread (its outer ones through ->outer). */
+static _Thread_local ty_fence *_Atomic running;
+
+static struct {
+  pthread_mutex_t life; /* held while the thread starts or stops */
+  pthread_mutex_t mu;   /* the list, and a tick */
+  ty_fence *list;
+  pthread_t thread;
+  bool on;
+  atomic_bool stopping;
+  /* no call for DOZE_TICKS ticks: the thread sleeps until the next call wakes it */
+  pthread_mutex_t doze_mu;
+  pthread_cond_t wake;
+  atomic_bool dozing;
+} watch = {.life = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .doze_mu = PTHREAD_MUTEX_INITIALIZER,
+           .wake = PTHREAD_COND_INITIALIZER};
+
+static void on_kick(int sig) {
+  (void)sig;
+  int saved = errno;
+  for (ty_fence *f = atomic_load_explicit(&running, memory_order_relaxed); f; f = f->outer) {
+    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+    if (atomic_load_explicit(&f->kicked, memory_order_acquire) != seq || f->armed || !f->cur) continue;
+    f->armed = 1;
+    lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
+  }
+  errno = saved;
+}
+
+/* Publishes a reading of f's owner's CPU time, taken before seq was read (under watch.mu). */
+static void publish_sample(ty_fence *f, uint64_t cpu, uint64_t seq) {
+  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
+  atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
+  atomic_thread_fence(memory_order_release);
+  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
+  if (last_seq != seq) {
+    atomic_store_explicit(&f->prev_cpu, atomic_load_explicit(&f->last_cpu, memory_order_relaxed), memory_order_relaxed);
+    atomic_store_explicit(&f->prev_seq, last_seq, memory_order_relaxed);
+  }
+  atomic_store_explicit(&f->last_cpu, cpu, memory_order_relaxed);
+  atomic_store_explicit(&f->last_seq, seq, memory_order_relaxed);
+  atomic_store_explicit(&f->sample_v, v + 2, memory_order_release);
+}
+
+/* One look at every watched fence; true when a call ran since the last. The owner's CPU time is read before its sequence number
+ * and published with it: a call with a greater number began after the reading, so the
+ * reading is a floor of the thread's CPU time at the call's start. */
+static bool tick(uint64_t now) {
+  ty_fence *read_for = NULL; /* the fence whose owner `cpu` is the reading of */
+  uint64_t cpu = NO_FLOOR;
+  bool ran = false;
+  for (ty_fence *f = watch.list; f; f = f->next_watched) {
+    if (!read_for || !pthread_equal(read_for->owner, f->owner)) { /* one reading per thread */
+      struct timespec ts;
+      read_for = f;
+      cpu = f->cpu_clock_ok && clock_gettime(f->cpu_clock, &ts) == 0 ? ns_of(ts) : NO_FLOOR;
+    }
+    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
+    ran = ran || seq != f->seen_seq || (seq & 1);
+    f->seen_seq = seq;
+    if (cpu != NO_FLOOR) publish_sample(f, cpu, seq);
+    if (!(seq & 1) || atomic_load_explicit(&f->kicked, memory_order_relaxed) == seq) continue;
+    uint64_t since = atomic_load_explicit(&f->since, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&f->seq, memory_order_relaxed) != seq || now < since + GRACE_NS) continue;
+    atomic_store_explicit(&f->kicked, seq, memory_order_release);
+    pthread_kill(f->owner, KICK_SIGNAL);
+  }
+  return ran;
+}
+
+/* Sleeps until a call starts (ty_fence_arm wakes it), the watchdog stops, or a second passes,
+ * unless a call started since the last tick. */
+static void doze(void) {
+  pthread_mutex_lock(&watch.doze_mu);
+  atomic_store(&watch.dozing, true); /* then the sequence numbers: a call starting now sees one or the other */
+  pthread_mutex_lock(&watch.mu);
+  bool quiet = true;
+  for (ty_fence *f = watch.list; f; f = f->next_watched) quiet = quiet && atomic_load(&f->seq) == f->seen_seq;
+  pthread_mutex_unlock(&watch.mu);
+  struct timespec until;
+  clock_gettime(CLOCK_MONOTONIC, &until);
+  until.tv_sec++;
+  while (quiet && atomic_load(&watch.dozing) && !atomic_load(&watch.stopping))
+    if (pthread_cond_timedwait(&watch.wake, &watch.doze_mu, &until) == ETIMEDOUT) break;
+  atomic_store(&watch.dozing, false);
+  pthread_mutex_unlock(&watch.doze_mu);
+}
+
+/* For ty_fence_arm, after the call's sequence number: wakes a dozing watchdog. */
+static void wake_watchdog(void) {
+  pthread_mutex_lock(&watch.doze_mu);
+  atomic_store(&watch.dozing, false);
+  pthread_cond_signal(&watch.wake);
+  pthread_mutex_unlock(&watch.doze_mu);
+}
+
+static void *watchdog(void *unused) {
+  (void)unused;
+  const struct timespec period = {0, TICK_NS};
+  int quiet = 0;
+  while (!atomic_load(&watch.stopping)) {
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &period, NULL);
+    pthread_mutex_lock(&watch.mu);
+    bool ran = tick(ty_fence_now_ns());
+    pthread_mutex_unlock(&watch.mu);
+    quiet = ran ? 0 : quiet + 1;
+    if (quiet >= DOZE_TICKS) {
+      doze();
+      quiet = 0;
+    }
+  }
+  return NULL;
+}
+
+static void init_wake(void) { /* the doze's timeout is on CLOCK_MONOTONIC */
+  pthread_condattr_t a;
+  pthread_condattr_init(&a);
+  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+  pthread_cond_destroy(&watch.wake);
+  pthread_cond_init(&watch.wake, &a);
+  pthread_condattr_destroy(&a);
+}
+
+/* Starts the signal handler and the thread with the first fence. false: no thread (the
+ * fence stays eager). */
+static bool start_watchdog(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_kick;
+  sa.sa_flags = SA_RESTART; /* blocking calls the Lua thread is in when kicked go on */
+  sigemptyset(&sa.sa_mask);
+  if (sigaction(KICK_SIGNAL, &sa, NULL) != 0) return false;
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal: the process's go elsewhere */
+  atomic_store(&watch.stopping, false);
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_wake);
+  bool ok = pthread_create(&watch.thread, NULL, watchdog, NULL) == 0;
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (ok) pthread_setname_np(watch.thread, "tycho-fence"); /* what top and ps show */
+  return ok;
+}
+
+static bool watch_fence(ty_fence *f) {
+  pthread_mutex_lock(&watch.life);
+  bool ok = watch.on || start_watchdog();
+  if (ok) {
+    watch.on = true;
+    pthread_mutex_lock(&watch.mu);
+    f->owner = pthread_self();
+    f->cpu_clock_ok = pthread_getcpuclockid(f->owner, &f->cpu_clock) == 0; /* else: charged by the time */
+    /* a first floor, so that no call is charged by the time alone, which counts a wait (a
+     * disk's fsync under sqlite) as if Lua ran through it */
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) publish_sample(f, ns_of(ts), atomic_load(&f->seq));
+    f->next_watched = watch.list;
+    watch.list = f;
+    f->watched = true;
+    pthread_mutex_unlock(&watch.mu);
+  }
+  pthread_mutex_unlock(&watch.life);
+  return ok;
+}
+
+static void unwatch_fence(ty_fence *f) {
+  if (!f->watched) return;
+  pthread_mutex_lock(&watch.life);
+  pthread_mutex_lock(&watch.mu);
+  for (ty_fence **p = &watch.list; *p; p = &(*p)->next_watched)
+    if (*p == f) {
+      *p = f->next_watched;
+      break;
+    }
+  f->watched = false;
+  bool last = !watch.list;
+  pthread_mutex_unlock(&watch.mu);
+  if (last) {
+    atomic_store(&watch.stopping, true);
+    wake_watchdog();
+    pthread_join(watch.thread, NULL);
+    watch.on = false;
+  }
+  pthread_mutex_unlock(&watch.life);
+}
+
+/* A call switches to L (a coroutine, or back to its resumer): L gets the hook when the call
+ * counts instructions (a coroutine made before the call was armed has none), and loses one
+ * it kept from an earlier call when the call does not. */
+static void sync_hook(ty_fence *f, lua_State *L) {
+  bool hooked = lua_gethook(L) == count_hook;
+  if (!f->lazy_call || f->armed || f->exceeded) {
+    if (!hooked) lua_sethook(L, count_hook, LUA_MASKCOUNT, f->exceeded ? 1 : f->step);
+    return;
+  }
+  if (!hooked) return;
+  lua_sethook(L, NULL, 0, 0);
+  if (f->armed) lua_sethook(L, count_hook, LUA_MASKCOUNT, 1); /* the watchdog came in between */
+}
+
+/* ---- counting ---- */
+
+/* The install's anchor in the registry: when the state closes, the fence leaves the watchdog. */
+static const char anchor_key = 0;
+
+static int anchor_gc(lua_State *S) {
+  unwatch_fence(*(ty_fence **)lua_touserdata(S, 1));
+  return 0;
+}
+
+void ty_fence_install(lua_State *S, ty_fence *f) {
+  ty_ctx_get(S)->fence = f;
+  *(ty_fence **)lua_newuserdatauv(S, sizeof f, 0) = f;
+  lua_createtable(S, 0, 1);
+  lua_pushcfunction(S, anchor_gc);
+  lua_setfield(S, -2, "__gc");
+  lua_setmetatable(S, -2);
+  lua_rawsetp(S, LUA_REGISTRYINDEX, &anchor_key);
+}
+
+/* The owner's CPU time at a moment before the running call began (the watchdog's latest
+ * reading from before it), or NO_FLOOR. */
+static uint64_t cpu_floor(ty_fence *f) {
+  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_acquire);
+  uint64_t last_cpu = atomic_load_explicit(&f->last_cpu, memory_order_relaxed);
+  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
+  uint64_t prev_cpu = atomic_load_explicit(&f->prev_cpu, memory_order_relaxed);
+  uint64_t prev_seq = atomic_load_explicit(&f->prev_seq, memory_order_relaxed);
+  atomic_thread_fence(memory_order_acquire);
+  if (!v || (v & 1) || atomic_load_explicit(&f->sample_v, memory_order_relaxed) != v) return NO_FLOOR; /* none, or being written */
+  uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+  return last_seq < seq ? last_cpu : prev_seq < seq ? prev_cpu : NO_FLOOR;
+}
+
+/* The most instructions the running lazy call can have run unhooked: MAX_STEPS_PER_NS times
+ * the nanoseconds since its start or, when `tight`, times its thread's CPU time since the
+ * floor if less (on a busy machine the thread runs only part of the time; one system call
+ * to know it). */
+static uint64_t unhooked_bound(ty_fence *f, bool tight) {
+  uint64_t ns = ty_fence_now_ns() - f->start_ns, floor;
+  struct timespec ts;
+  if (tight && (floor = cpu_floor(f)) != NO_FLOOR && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
+    uint64_t cpu = ns_of(ts);
+    if (cpu >= floor && cpu - floor < ns) ns = cpu - floor;
+  }
+  return ns * MAX_STEPS_PER_NS;
+}
+
 /* Adds steps, and the memory debt, to the running call's count. Returns true once the
- * call is past its budget or its time (f->why then says which). */
+ * call is past its budget or its time (f->why then says which). A lazy call not yet
+ * charged for its unhooked stretch is charged now if it is armed (the hook counts from
+ * here); if not, the stretch's bound is weighed without being kept. */
 static bool over_budget(ty_fence *f, size_t steps) {
   steps += f->debt;
   f->debt = 0;
+  uint64_t unhooked = 0;
+  if (f->lazy_call && !f->charged) {
+    /* once per armed call, or when the elapsed time alone would stop the call: tight */
+    unhooked = unhooked_bound(f, f->armed);
+    if (!f->armed && f->limit && f->count + steps + unhooked > f->limit) unhooked = unhooked_bound(f, true);
+    if (f->armed) {
+      f->charged = true;
+      steps += unhooked;
+      unhooked = 0;
+    }
+  }
   f->count += steps;
   f->total += steps;
-  if (f->limit && f->count > f->limit) {
+  if (f->limit && f->count + unhooked > f->limit) {
     if (f->limit_why) snprintf(f->why, sizeof f->why, "%s", f->limit_why);
     else snprintf(f->why, sizeof f->why, "instruction limit exceeded (%llu instructions in one call)",
                   (unsigned long long)f->limit);
@@ -46,9 +378,18 @@ static bool over_budget(ty_fence *f, size_t steps) {
 
 static void count_hook(lua_State *S, lua_Debug *ar) {
   ty_fence *f = ty_fence_of(S);
-  if (!f->exceeded) {
-    /* Called early (memory debt) or on a thread made while it was: back to the usual step.
-     * The instructions since the last call are not known then, only that they are fewer. */
+  if (!f->exceeded && f->lazy_call && !f->armed) {
+    /* memory debt in a lazy call the watchdog has not armed: weighed with the time bound,
+     * which covers the instructions too; the call goes on unhooked */
+    if (!over_budget(f, 0)) {
+      lua_sethook(S, NULL, 0, 0);
+      if (f->armed) lua_sethook(S, count_hook, LUA_MASKCOUNT, 1); /* the watchdog came in between */
+      return;
+    }
+  } else if (!f->exceeded) {
+    /* Called early (memory debt, the watchdog) or on a thread made while it was: back to the
+     * usual step. The instructions since the last call are not known then, only that they
+     * are fewer. */
     int step = lua_gethookcount(S);
     if (step != f->step) lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
     if (!over_budget(f, (size_t)step)) return;
@@ -80,10 +421,42 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   f->why[0] = '\0';
   f->deadline = f->time_limit > 0 ? ty_now() + f->time_limit : 0;
   f->cur = S;
-  lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
+  f->lazy_call = f->lazy && (!f->limit || f->limit >= LAZY_MIN_LIMIT) &&
+                 (f->time_limit <= 0 || f->time_limit >= LAZY_MIN_SECONDS);
+  if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
+    /* a call of this fence inside a lazy one of its own: hooked, within the outer's watch */
+    f->lazy_call = false;
+    f->nested++;
+  }
+  if (f->lazy_call && !(f->watched && pthread_equal(f->owner, pthread_self()))) {
+    unwatch_fence(f); /* its calls moved to another thread */
+    if (!watch_fence(f)) f->lazy_call = f->lazy = false; /* no watchdog: eager from here */
+  }
+  if (!f->lazy_call) {
+    lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
+    return;
+  }
+  f->charged = false;
+  f->armed = 0;
+  if (lua_gethook(S)) lua_sethook(S, NULL, 0, 0);
+  f->start_ns = ty_fence_now_ns();
+  atomic_store_explicit(&f->since, f->start_ns, memory_order_relaxed);
+  atomic_store(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1); /* then dozing: see doze */
+  if (atomic_load(&watch.dozing)) wake_watchdog();
+  f->outer = atomic_load_explicit(&running, memory_order_relaxed);
+  atomic_store_explicit(&running, f, memory_order_relaxed);
 }
 
-void ty_fence_disarm(ty_fence *f) { f->cur = NULL; }
+void ty_fence_disarm(ty_fence *f) {
+  if (f->nested) {
+    f->nested--;
+  } else if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
+    atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
+    atomic_store_explicit(&running, f->outer, memory_order_relaxed);
+  }
+  f->lazy_call = false;
+  f->cur = NULL;
+}
 
 void ty_fence_stop(lua_State *S) {
   ty_fence_of(S)->exceeded = true;
@@ -153,8 +526,10 @@ static int resume(lua_State *S, lua_State *co, int narg) {
   ty_fence *f = ty_fence_of(S);
   lua_State *outer = f->cur;
   f->cur = co;
+  sync_hook(f, co);
   int nres, status = lua_resume(co, S, narg, &nres);
   f->cur = outer;
+  sync_hook(f, outer);
   if (status != LUA_OK && status != LUA_YIELD) {
     lua_xmove(co, S, 1);
     return -1;
@@ -166,6 +541,19 @@ static int resume(lua_State *S, lua_State *co, int narg) {
   }
   lua_xmove(co, S, nres);
   return nres;
+}
+
+/* lua_resetthread(co), which runs co's pending to-be-closed variables on co: with co as the
+ * running thread meanwhile, as resume does. */
+static int reset_thread(lua_State *S, lua_State *co) {
+  ty_fence *f = ty_fence_of(S);
+  lua_State *outer = f->cur;
+  f->cur = co;
+  sync_hook(f, co);
+  int status = lua_resetthread(co);
+  f->cur = outer;
+  sync_hook(f, outer);
+  return status;
 }
 
 /* coroutine.resume: a coroutine stopped by the budget stops its resumer too. */
@@ -193,7 +581,7 @@ static int wrapped(lua_State *S) {
   if (r >= 0) return r;
   int status = lua_status(co);
   if (status != LUA_OK && status != LUA_YIELD) {
-    status = lua_resetthread(co);
+    status = reset_thread(S, co);
     lua_xmove(co, S, 1);
   }
   if (!ty_fence_of(S)->exceeded && status != LUA_ERRMEM && lua_type(S, -1) == LUA_TSTRING) {
@@ -202,6 +590,33 @@ static int wrapped(lua_State *S) {
     lua_concat(S, 2);
   }
   return lua_error(S);
+}
+
+/* coroutine.close: the stock one (its upvalue), with co as the running thread while its
+ * to-be-closed variables run, as resume does; a coroutine stopped by the budget while
+ * closing stops its closer too. */
+static int fence_close(lua_State *S) {
+  lua_State *co = lua_tothread(S, 1);
+  luaL_argexpected(S, co, 1, "coroutine");
+  ty_fence *f = ty_fence_of(S);
+  lua_State *outer = f->cur;
+  if (co != outer) {
+    f->cur = co;
+    sync_hook(f, co);
+  }
+  lua_pushvalue(S, lua_upvalueindex(1));
+  lua_insert(S, 1);
+  int status = lua_pcall(S, lua_gettop(S) - 1, LUA_MULTRET, 0);
+  if (co != outer) {
+    f->cur = outer;
+    sync_hook(f, outer);
+  }
+  if (status != LUA_OK) return lua_error(S);
+  if (f->exceeded) {
+    lua_pushstring(S, f->why);
+    return lua_error(S);
+  }
+  return lua_gettop(S);
 }
 
 static int fence_wrap(lua_State *S) {
@@ -223,5 +638,8 @@ void ty_fence_open_guards(lua_State *S) {
   lua_setfield(S, -2, "resume");
   lua_pushcfunction(S, fence_wrap);
   lua_setfield(S, -2, "wrap");
+  lua_getfield(S, -1, "close");
+  lua_pushcclosure(S, fence_close, 1);
+  lua_setfield(S, -2, "close");
   lua_pop(S, 1);
 }

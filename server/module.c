@@ -128,6 +128,7 @@ bool module_load(host *h, module *m) {
   snprintf(m->over_budget, sizeof m->over_budget, "module '%s' ran past its budget of %lld instructions in one call",
            m->name, h->cfg.max_instructions);
   m->fence.limit_why = m->over_budget;
+  m->fence.lazy = true; /* a call gets the count hook only past a grace: see lua_fence.c */
   m->started_at = ty_now();
   m->err_at = ERR_NEVER;
   m->L = ty_host_create_module(h->cfg.modules_dir);

@@ -47,6 +47,58 @@ return {
 }
 ]]
 
+-- Runs away under the default budget (lazy calls: no hook until a grace has passed) in the
+-- way its message names; {t = "big"} runs 30 M instructions, under the budget, and answers;
+-- anything else is answered with ok.
+local RUNAWAY = [[
+local function spin() while true do end end
+local parked
+return {
+  onConnect = function(session)
+    return {
+      onMessage = function(msg)
+        local t = msg.t
+        if t == "spin" then
+          spin()
+        elseif t == "pcall" then
+          while true do pcall(spin) end
+        elseif t == "xpcall" then
+          while true do xpcall(spin, spin) end
+        elseif t == "wrap" then
+          while true do pcall(coroutine.wrap(spin)) end
+        elseif t == "alloc" then
+          while true do local _ = {} end -- garbage at once: the memory cap never comes near
+        elseif t == "yield" then
+          -- armed while the coroutine runs: the resumer it yields back to must count too
+          local co = coroutine.wrap(function()
+            for _ = 1, 3000000 do end
+            coroutine.yield()
+          end)
+          co()
+          spin()
+        elseif t == "park" then
+          -- made (and left unhooked) in one call, closed in another, where its close loops
+          parked = coroutine.create(function()
+            local _ <close> = setmetatable({}, { __close = spin })
+            coroutine.yield()
+          end)
+          coroutine.resume(parked)
+        elseif t == "close" then
+          for _ = 1, 3000000 do end
+          pcall(coroutine.close, parked)
+        elseif t == "big" then
+          local n = 0
+          for i = 1, 30000000 do n = i end
+          session:send({ t = "big", n = n })
+          return
+        end
+        session:send({ t = "ok" })
+      end,
+    }
+  end,
+}
+]]
+
 local function writeFile(path, text)
   local f = assert(io.open(path, "wb"))
   f:write(text)
@@ -217,6 +269,65 @@ return {
       end, "--no-watch", "--max-instructions", "1000000")
       local _, stops = log:gsub("module catcher passed its instruction budget", "")
       assert.equals(3, stops, log)
+    end)
+  end)
+
+  it("stops a runaway callback under the default budget, whose hook comes only past a grace, however it loops", function()
+    local hows = { "spin", "pcall", "xpcall", "wrap", "alloc", "yield", "close" }
+    local files = {}
+    for _, how in ipairs(hows) do files["r_" .. how] = RUNAWAY end
+    withModules(files, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        for _, how in ipairs(hows) do
+          local path = "/r_" .. how
+          local steps = { { open = "c", path = path }, { send = "c", json = { t = "hi" } }, { recv = "c" } }
+          if how == "close" then
+            steps[#steps + 1] = { send = "c", json = { t = "park" } }
+            steps[#steps + 1] = { recv = "c" }
+          end
+          steps[#steps + 1] = { send = "c", json = { t = how } }
+          steps[#steps + 1] = { closed = "c" }
+          local ev = H.client(s.port, steps)
+          local closed = H.find(ev, function(e) return e.closed == "c" end)
+          if closed then
+            assert.equals(1011, closed.code, how)
+          else
+            -- 100 M steps take a second or two, more on a busy machine than the client's 5 s
+            -- wait: then the log says when the stop came
+            local stopped = "module r_" .. how .. " passed its instruction budget"
+            for _ = 1, 300 do
+              if (H.readFile(s.log) or ""):find(stopped, 1, true) then break end
+              H.sleep(0.1)
+            end
+            assert.truthy((H.readFile(s.log) or ""):find(stopped, 1, true), how .. ": the module was not stopped")
+          end
+        end
+        -- each is back after its backoff and serves again
+        for _, how in ipairs(hows) do
+          local ev = eventually(s.port, { { open = "c", path = "/r_" .. how }, { send = "c", json = { t = "hi" } },
+            { recv = "c" } }, function(e) return #H.messages(e, "c", "ok") > 0 end)
+          assert.equals(1, #H.messages(ev, "c", "ok"), how .. ": the module did not come back")
+        end
+      end, "--no-watch")
+      for _, how in ipairs(hows) do
+        assert.truthy(log:find("module r_" .. how .. " passed its instruction budget", 1, true), how .. "\n" .. log)
+        assert.truthy(log:find("module 'r_" .. how .. "' ran past its budget of 100000000 instructions", 1, true), log)
+      end
+    end)
+  end)
+
+  it("lets a long callback under the default budget run to its end", function()
+    withModules({ big = RUNAWAY }, function(dir, data)
+      local log = H.with(dir, data, function(s)
+        local ev = H.client(s.port, {
+          { open = "b", path = "/big" }, { send = "b", json = { t = "big" } }, { recv = "b" },
+          { send = "b", json = { t = "hi" } }, { recv = "b" },
+        })
+        assert.same({ t = "big", n = 30000000 }, H.messages(ev, "b", "big")[1])
+        assert.equals(1, #H.messages(ev, "b", "ok"))
+        assert.is_nil(H.find(ev, function(e) return e.closed == "b" end))
+      end)
+      assert.falsy(log:find("passed its instruction budget", 1, true), log)
     end)
   end)
 
