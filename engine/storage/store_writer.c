@@ -1,5 +1,5 @@
 /* engine/storage/store_writer.c: the generic store's queued jobs (store.h) and the writer
- * thread that runs them.
+ * thread that runs them, and the checkpoints asked of it.
  *
  * An incremental save on a frame costs ~0.1 ms, but about one commit in fifty waits several
  * ms in write() for the kernel's writeback. Queued jobs move the sqlite work to a thread with
@@ -55,7 +55,14 @@ static void *writer_main(void *arg) {
   ty_store *conn = store_connect(s, open_err, sizeof open_err);
   pthread_mutex_lock(&s->lock);
   for (;;) {
-    while (!s->head && !s->stop) pthread_cond_wait(&s->wake, &s->lock);
+    while (!s->head && !s->checkpoint && !s->stop) pthread_cond_wait(&s->wake, &s->lock);
+    if (s->checkpoint) { /* before the next job: the caller asked for it earlier */
+      s->checkpoint = false;
+      pthread_mutex_unlock(&s->lock);
+      if (conn) sqlite3_wal_checkpoint_v2(ty_store_db(conn), NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      pthread_mutex_lock(&s->lock);
+      continue;
+    }
     store_job *j = s->head;
     if (!j) break; /* stopping, and every job is written */
     s->head = j->next;
@@ -85,6 +92,31 @@ void store_writer_stop(ty_store *s) {
   s->started = false;
 }
 
+/* Starts the writer thread unless it runs (lock held); false, with the reason, when it cannot. */
+static bool writer_start(ty_store *s, char *err, size_t errsz) {
+  if (s->started) return true;
+  int rc = pthread_create(&s->thread, NULL, writer_main, s);
+  if (rc != 0) {
+    ty_store_fail(err, errsz, "storage_writer", "cannot start the writer thread: %s", strerror(rc));
+    return false;
+  }
+  s->started = true;
+  return true;
+}
+
+void ty_store_checkpoint(ty_store *s) {
+  if (!s->path) return; /* ":memory:" has no WAL; the writer's connection checkpoints itself */
+  pthread_mutex_lock(&s->lock);
+  bool queued = writer_start(s, NULL, 0);
+  if (queued) {
+    s->checkpoint = true;
+    pthread_cond_signal(&s->wake);
+  }
+  pthread_mutex_unlock(&s->lock);
+  /* Without a writer the WAL must still stop growing: checkpointed here, as sqlite would. */
+  if (!queued) sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
 void ty_store_drain(ty_store *s) {
   if (!s->started) return; /* only the owner's thread starts it */
   pthread_mutex_lock(&s->lock);
@@ -97,7 +129,9 @@ ty_storage_status ty_store_queue(ty_store *s, void *job, ty_store_job_fn run, vo
   store_job *j = TY_MALLOC(sizeof *j);
   TY_ASSERT(j);
   *j = (store_job){.job = job, .run = run, .free_job = free_job};
-  if (!s->path) { /* ":memory:" has no file a second connection could open: written here */
+  /* ":memory:" has no file a second connection could open, and in a batch the writer's
+   * connection could not write before the batch commits: written here. */
+  if (!s->path || s->batch) {
     char why[512];
     ty_storage_status st = job_run(s, j, why, sizeof why);
     job_free(j);
@@ -107,14 +141,10 @@ ty_storage_status ty_store_queue(ty_store *s, void *job, ty_store_job_fn run, vo
     return TY_STORAGE_OK;
   }
   pthread_mutex_lock(&s->lock);
-  if (!s->started) {
-    int rc = pthread_create(&s->thread, NULL, writer_main, s);
-    if (rc != 0) {
-      pthread_mutex_unlock(&s->lock);
-      job_free(j);
-      return ty_store_fail(err, errsz, "storage_writer", "cannot start the writer thread: %s", strerror(rc));
-    }
-    s->started = true;
+  if (!writer_start(s, err, errsz)) {
+    pthread_mutex_unlock(&s->lock);
+    job_free(j);
+    return TY_STORAGE_FAILED;
   }
   /* Bounded: a caller that outpaces the disk waits here for room, rather than memory grow. */
   while (s->pending >= TY_STORE_QUEUE_JOBS) pthread_cond_wait(&s->done, &s->lock);
