@@ -150,6 +150,18 @@ end
 -- in the log).
 local STORAGE_DOWN = "the server cannot open its worlds store; it retries every " .. STORAGE_RETRY .. " s"
 
+-- storage[method](storage, ...) in a transaction of its own, so that its commit is not
+-- fsynced on the server's loop (as the tick's saves), then a checkpoint asked of the store's
+-- writer thread, which makes it durable off the loop moments later. Returns the method's
+-- results, or nil, message when the transaction failed (nothing written).
+local function offLoop(storage, method, ...)
+  local args, results = table.pack(...), nil
+  local ok, err = storage:transaction(function(s) results = table.pack(s[method](s, table.unpack(args, 1, args.n))) end)
+  if not ok then return nil, err end
+  storage:checkpoint()
+  return table.unpack(results, 1, results.n)
+end
+
 -- The store's owners map (worldId -> {key, address, name}), read once; nil, message when the
 -- store cannot be read.
 local function owners(storage)
@@ -162,7 +174,7 @@ local function owners(storage)
 end
 
 local function saveOwners(storage)
-  local ok, saved, err = pcall(storage.putBlob, storage, OWNERS_BLOB, tycho.json.encode(M.owners))
+  local ok, saved, err = pcall(offLoop, storage, "putBlob", OWNERS_BLOB, tycho.json.encode(M.owners))
   if ok and saved then return true end
   return nil, tostring(ok and err or saved)
 end
@@ -506,7 +518,7 @@ function handlers.create_world(client, msg)
     return refuse(client, "quota_exceeded", "at most " .. MAX_WORLDS_PER_ADDRESS .. " worlds from one address")
   end
   local world = tycho.storage.createSavedWorld(name, seed, mode)
-  local ok, saved, err = pcall(storage.save, storage, world)
+  local ok, saved, err = pcall(offLoop, storage, "save", world)
   if not (ok and saved) then
     M.host:log("crafty_save_failed world " .. world.id .. ": " .. tostring(ok and err or saved))
     return refuse(client, "storage_failed", "the world could not be saved")
@@ -515,7 +527,7 @@ function handlers.create_world(client, msg)
   local owned, oerr = saveOwners(storage)
   if not owned then -- a world nobody owns would escape the quotas: undo it
     map[world.id] = nil
-    pcall(storage.delete, storage, world.id)
+    pcall(offLoop, storage, "delete", world.id)
     M.host:log("crafty_save_failed owners: " .. tostring(oerr))
     return refuse(client, "storage_failed", "the world could not be saved")
   end
@@ -540,7 +552,7 @@ function handlers.delete_world(client, msg)
   if (room and room.members.count > 0) or (M.cluster and M.cluster:onlineIn(id) > 0) then
     return refuse(client, "world_in_use", "players are in this world; it can be deleted when it is empty")
   end
-  local ok, deleted, err = pcall(storage.delete, storage, id)
+  local ok, deleted, err = pcall(offLoop, storage, "delete", id)
   if not ok or deleted == nil then
     M.host:log("crafty_delete_failed world " .. id .. ": " .. tostring(ok and err or deleted))
     return refuse(client, "storage_failed", "the world could not be deleted")
@@ -975,7 +987,7 @@ function M.unloadIdle()
   for id, room in pairs(M.rooms) do
     if room.members.count == 0 and room.idleSince and now - room.idleSince >= ROOM_IDLE and saveRoom(room) then
       if room.appended then
-        local ok, folded, err = pcall(M.storage.compact, M.storage, id)
+        local ok, folded, err = pcall(offLoop, M.storage, "compact", id)
         if not ok or folded == nil then M.host:log("crafty_compact_failed world " .. id .. ": " .. tostring(ok and err or folded)) end
       end
       M.rooms[id] = nil
