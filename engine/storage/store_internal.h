@@ -27,8 +27,9 @@ struct ty_store {
   bool batch; /* a batch is open (ty_store_batch_begin): transactions are its savepoints */
   /* For the writer's own connection; NULL for ":memory:" and on the writer's connection. */
   char *path;
-  /* The writer thread, started by the first queued job. lock guards every field below;
-   * wake tells the writer a job (or stop) came, done tells callers a job was written. */
+  /* The writer thread, started by the first queued job or checkpoint. lock guards every
+   * field below; wake tells the writer a job (or a checkpoint, or stop) came, done tells
+   * callers a job was written. */
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
   bool started, stop;

@@ -48,6 +48,30 @@ static void writer_lower_priority(void) {
   if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5) != 0) errno = 0;
 }
 
+/* A passive checkpoint on the writer's connection, then, when it copied the whole WAL, the
+ * log's restart: sqlite starts the WAL over at the next write and fsyncs its new header
+ * there, which would be the caller's next commit. A write of the file's version, unchanged,
+ * under the write lock, makes that write this thread's. Skipped when a reader or writer of
+ * another connection keeps the WAL in use; the caller's commit then pays for the restart. */
+static void writer_checkpoint(ty_store *conn) {
+  sqlite3 *db = ty_store_db(conn);
+  int log = 0, copied = 0;
+  if (sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) != SQLITE_OK || log <= 0 ||
+      copied < log)
+    return;
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) return;
+  sqlite3_stmt *st;
+  int64_t version = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  char sql[64];
+  snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)version);
+  bool ok = version >= 0 && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+  sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+}
+
 static void *writer_main(void *arg) {
   ty_store *s = arg;
   char open_err[512], err[512];
@@ -59,7 +83,7 @@ static void *writer_main(void *arg) {
     if (s->checkpoint) { /* before the next job: the caller asked for it earlier */
       s->checkpoint = false;
       pthread_mutex_unlock(&s->lock);
-      if (conn) sqlite3_wal_checkpoint_v2(ty_store_db(conn), NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+      if (conn) writer_checkpoint(conn);
       pthread_mutex_lock(&s->lock);
       continue;
     }
