@@ -1,6 +1,7 @@
 /* bindings/lua_storage.c: tycho.storage: open a world store, the WorldStorage type over
  * engine/storage (save, load, list, delete, the incremental saveMeta/appendEdits/compact,
- * queued on the writer thread with {async = true} and waited for by flush, export, import,
+ * queued on the writer thread with {async = true} and waited for by flush, transactions
+ * batching saves into one commit, checkpoints, export, import,
  * per-player records) and
  * createSavedWorld with the seed's defaults. Expected failures are `nil, message`. */
 #include "lua_storage.h"
@@ -447,10 +448,40 @@ static int ws_pending(lua_State *L) {
   return 1;
 }
 
+/* storage:transaction(fn) -> true, or nil, message. fn(storage) runs inside one batch
+ * (engine/storage/store.h): each save it makes is a savepoint that succeeds or fails alone,
+ * and all of them reach the file in one commit (incremental: not fsynced) when fn returns.
+ * If fn raises, or the commit fails, nothing of it is saved: nil and the message. */
+static int ws_transaction(lua_State *L) {
+  storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
+  ty_storage *s = check_open(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  char err[512];
+  if (!ty_storage_batch_begin(s, err, sizeof err)) return push_failure(L, err);
+  lua_pushvalue(L, 2);
+  lua_pushvalue(L, 1);
+  int rc = lua_pcall(L, 1, 0, 0);
+  if (!b->s) return ty_fail(L, "the store was closed inside its transaction; nothing of it was saved");
+  ty_storage_status st = ty_storage_batch_end(b->s, rc == LUA_OK ? TY_STORAGE_OK : TY_STORAGE_FAILED, err, sizeof err);
+  if (rc != LUA_OK)
+    return ty_fail(L, "the transaction's function failed, nothing of it was saved: %s", luaL_tolstring(L, -1, NULL));
+  if (st != TY_STORAGE_OK) return push_failure(L, err);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+/* storage:checkpoint(): asks the writer thread to copy the WAL into the database file, with
+ * its fsyncs, so that every commit so far is on disk; returns at once. */
+static int ws_checkpoint(lua_State *L) {
+  ty_storage_checkpoint(check_open(L));
+  return 0;
+}
+
 /* storage:close() -> true, or nil, message: flushes first (also __gc and __close) */
 static int ws_close(lua_State *L) {
   storage_box *b = luaL_checkudata(L, 1, WORLD_STORAGE);
   if (!b->s) return 0;
+  if (ty_storage_in_batch(b->s)) return luaL_error(L, "a WorldStorage cannot be closed inside its transaction");
   char err[512];
   ty_storage_status st = ty_storage_flush(b->s, err, sizeof err);
   ty_storage_close(b->s);
@@ -658,6 +689,7 @@ void ty_open_storage(lua_State *L) {
       {"putBlob", ws_put_blob},    {"getBlob", ws_get_blob},    {"deleteBlob", ws_delete_blob},
       {"saveMeta", ws_save_meta},  {"appendEdits", ws_append_edits}, {"compact", ws_compact},
       {"flush", ws_flush},         {"lastError", ws_last_error}, {"pending", ws_pending},
+      {"transaction", ws_transaction}, {"checkpoint", ws_checkpoint},
       {NULL, NULL}};
   static const luaL_Reg meta[] = {
       {"__gc", ws_close}, {"__close", ws_close}, {"__tostring", ws_tostring}, {NULL, NULL}};

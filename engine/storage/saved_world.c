@@ -499,10 +499,11 @@ ty_storage_status ty_storage_load(ty_storage *h, const char *id, ty_storage_worl
   ty_store *s = h->store;
   ty_store_drain(s); /* after the queued saves, as if they had been made here */
   memset(out, 0, sizeof *out);
-  /* One read transaction, so the world row and its edit log come from the same save. */
-  if (!ty_store_exec(s, "BEGIN", err, errsz)) return TY_STORAGE_FAILED;
+  /* One read transaction, so the world row and its edit log come from the same save (a
+   * savepoint: inside a batch it reads the batch's writes). */
+  if (!ty_store_exec(s, "SAVEPOINT ty_load", err, errsz)) return TY_STORAGE_FAILED;
   ty_storage_status st = load_inner(s, id, out, err, errsz);
-  sqlite3_exec(ty_store_db(s), "COMMIT", NULL, NULL, NULL);
+  sqlite3_exec(ty_store_db(s), "RELEASE ty_load", NULL, NULL, NULL);
   return st;
 }
 
@@ -609,10 +610,12 @@ ty_storage_status ty_storage_delete(ty_storage *h, const char *id, char *err, si
 
 /* ---- players ---- */
 
+/* Incremental, as save_meta: a server saves its players every few seconds on its loop. */
 ty_storage_status ty_storage_save_player(ty_storage *h, const char *world_id, const char *player_key,
                                          const ty_storage_player *p, char *err, size_t errsz) {
   ty_store *s = h->store;
   ty_store_drain(s); /* after the queued saves, as if they had been made here */
+  if (!ty_store_begin_incremental(s, err, errsz)) return ty_store_finish_incremental(s, TY_STORAGE_FAILED, err, errsz);
   sqlite3_stmt *st = ty_store_stmt(s, ST_PLAYER_UPSERT);
   char *inv = sw_inventory_text(&p->inventory);
   bind_text(st, 1, world_id);
@@ -625,9 +628,10 @@ ty_storage_status ty_storage_save_player(ty_storage *h, const char *world_id, co
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);
   free(inv);
-  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) return ty_store_fail(err, errsz, "storage_no_world", "no world with id %s", world_id);
-  if (rc != SQLITE_DONE) return ty_store_sql_fail(s, err, errsz, "saving a player");
-  return TY_STORAGE_OK;
+  ty_storage_status status = TY_STORAGE_OK;
+  if (rc == SQLITE_CONSTRAINT_FOREIGNKEY) status = ty_store_fail(err, errsz, "storage_no_world", "no world with id %s", world_id);
+  else if (rc != SQLITE_DONE) status = ty_store_sql_fail(s, err, errsz, "saving a player");
+  return ty_store_finish_incremental(s, status, err, errsz);
 }
 
 ty_storage_status ty_storage_load_player(ty_storage *h, const char *world_id, const char *player_key,
@@ -780,6 +784,16 @@ ty_storage_status ty_storage_queue_append_edits(ty_storage *h, const char *id, c
 }
 
 ty_storage_status ty_storage_flush(ty_storage *h, char *err, size_t errsz) { return ty_store_flush(h->store, err, errsz); }
+
+bool ty_storage_batch_begin(ty_storage *h, char *err, size_t errsz) { return ty_store_batch_begin(h->store, err, errsz); }
+
+ty_storage_status ty_storage_batch_end(ty_storage *h, ty_storage_status st, char *err, size_t errsz) {
+  return ty_store_batch_end(h->store, st, err, errsz);
+}
+
+bool ty_storage_in_batch(ty_storage *h) { return ty_store_in_batch(h->store); }
+
+void ty_storage_checkpoint(ty_storage *h) { ty_store_checkpoint(h->store); }
 
 bool ty_storage_last_error(ty_storage *h, char *err, size_t errsz) { return ty_store_last_error(h->store, err, errsz); }
 

@@ -131,6 +131,13 @@ ty_storage_status ty_storage_flush(ty_storage *s, char *err, size_t errsz);
 bool ty_storage_last_error(ty_storage *s, char *err, size_t errsz);
 /* Queued saves not yet written. */
 uint32_t ty_storage_pending(ty_storage *s);
+/* A batch on the store beneath (store.h ty_store_batch_begin): every save until
+ * ty_storage_batch_end is a savepoint of one incremental transaction, committed once. */
+bool ty_storage_batch_begin(ty_storage *s, char *err, size_t errsz);
+ty_storage_status ty_storage_batch_end(ty_storage *s, ty_storage_status st, char *err, size_t errsz);
+bool ty_storage_in_batch(ty_storage *s);
+/* Asks the writer thread for a checkpoint (store.h ty_store_checkpoint); returns at once. */
+void ty_storage_checkpoint(ty_storage *s);
 /* Folds the appended edits of world id into its packed log (what a full save leaves), in one
  * transaction; nothing to do when none were appended. TY_STORAGE_MISSING when there is no
  * such world. */
@@ -144,6 +151,8 @@ ty_storage_status ty_storage_list(ty_storage *s, ty_storage_world **out, uint32_
 /* Removes the world, its edit log and its player records. */
 ty_storage_status ty_storage_delete(ty_storage *s, const char *id, char *err, size_t errsz);
 
+/* In one incremental transaction (as save_meta: kept through a crash of the process, on disk
+ * at the next checkpoint). */
 ty_storage_status ty_storage_save_player(ty_storage *s, const char *world_id, const char *player_key,
                                          const ty_storage_player *p, char *err, size_t errsz);
 /* Fills *out (owned: ty_storage_player_free) on TY_STORAGE_OK. */

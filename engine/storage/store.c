@@ -14,10 +14,8 @@
 /* Marks a file as a tycho store ("TYCH"), so that another program's sqlite file is refused. */
 #define STORE_APPLICATION_ID 0x54594348
 #define BUSY_TIMEOUT_MS 5000
-/* sqlite's default auto-checkpoint size, and how far an incremental transaction lets the WAL
- * grow past it before it pays for a checkpoint itself (see wal_hook). */
+/* sqlite's default auto-checkpoint size (see wal_hook). */
 #define WAL_CHECKPOINT_PAGES 1000
-#define WAL_DEFER_PAGES 16384
 
 /* The store's own table, whatever the schema: named blobs. Created when absent, so that it
  * joins a file of any schema version (schema 3 of crafty's worlds made it first). */
@@ -119,15 +117,21 @@ static void finalize_all(ty_store *s) {
 
 /* ---- transactions ---- */
 
-bool ty_store_begin(ty_store *s, char *err, size_t errsz) { return exec_db(s->db, "BEGIN IMMEDIATE", err, errsz); }
+/* Inside a batch (ty_store_batch_begin) a transaction is a savepoint of the batch's: it
+ * commits or rolls back alone, and reaches the file with the batch. */
+bool ty_store_begin(ty_store *s, char *err, size_t errsz) {
+  return exec_db(s->db, s->batch ? "SAVEPOINT ty_save" : "BEGIN IMMEDIATE", err, errsz);
+}
 
 ty_storage_status ty_store_finish(ty_store *s, ty_storage_status st, char *err, size_t errsz) {
+  const char *commit = s->batch ? "RELEASE ty_save" : "COMMIT";
+  const char *rollback = s->batch ? "ROLLBACK TO ty_save; RELEASE ty_save" : "ROLLBACK";
   if (st != TY_STORAGE_OK) {
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(s->db, rollback, NULL, NULL, NULL);
     return st;
   }
-  if (!exec_db(s->db, "COMMIT", err, errsz)) {
-    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+  if (!exec_db(s->db, commit, err, errsz)) {
+    sqlite3_exec(s->db, rollback, NULL, NULL, NULL);
     return TY_STORAGE_FAILED;
   }
   return st;
@@ -137,27 +141,52 @@ ty_storage_status ty_store_finish(ty_store *s, ty_storage_status st, char *err, 
  * a game saves every few seconds on a frame, and the fsync alone costs more than the frame
  * budget (~4 ms on an ext4 VM disk, against ~0.3 ms without). WAL still makes it atomic and
  * keeps it through a crash of the process (kill -9 included); it reaches the disk at the next
- * checkpoint or fsynced commit. */
+ * checkpoint (made by the writer thread, see wal_hook) or fsynced commit. */
 bool ty_store_begin_incremental(ty_store *s, char *err, size_t errsz) {
-  s->incremental = true;
+  if (s->batch) return ty_store_begin(s, err, errsz); /* the batch is incremental already */
   return exec_db(s->db, "PRAGMA synchronous = NORMAL", err, errsz) && ty_store_begin(s, err, errsz);
 }
 
 ty_storage_status ty_store_finish_incremental(ty_store *s, ty_storage_status st, char *err, size_t errsz) {
+  if (s->batch) return ty_store_finish(s, st, err, errsz);
   st = ty_store_finish(s, st, err, errsz);
   sqlite3_exec(s->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
-  s->incremental = false;
   return st;
 }
 
-/* sqlite's auto-checkpoint (copy the WAL into the database once it holds 1000 pages), except
- * that an incremental transaction leaves it to the next other write until the WAL reaches
- * WAL_DEFER_PAGES: a checkpoint fsyncs twice, several ms that would land on whichever frame
- * happened to save. */
+bool ty_store_batch_begin(ty_store *s, char *err, size_t errsz) {
+  if (s->batch) {
+    ty_store_fail(err, errsz, "storage_batch", "a batch is already open on this store");
+    return false;
+  }
+  ty_store_drain(s); /* the writer's connection could not write while the batch holds the lock */
+  if (!ty_store_begin_incremental(s, err, errsz)) {
+    sqlite3_exec(s->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+    return false;
+  }
+  s->batch = true;
+  return true;
+}
+
+ty_storage_status ty_store_batch_end(ty_store *s, ty_storage_status st, char *err, size_t errsz) {
+  TY_ASSERT(s->batch);
+  s->batch = false;
+  return ty_store_finish_incremental(s, st, err, errsz);
+}
+
+bool ty_store_in_batch(const ty_store *s) { return s->batch; }
+
+/* Checkpoints (copying the WAL into the database, two fsyncs) run on the writer thread,
+ * never on the caller's: once the WAL holds WAL_CHECKPOINT_PAGES (sqlite's own threshold,
+ * whose auto-checkpoint this hook replaces), each commit on the caller's connection asks the
+ * writer for one, and the writer's own connection checkpoints after its commits. Passive: a
+ * checkpoint never waits for, nor blocks, a reader or writer of another connection or
+ * process; what it could not copy is copied by the next. */
 static int wal_hook(void *user, sqlite3 *db, const char *name, int pages) {
   ty_store *s = user;
-  if (pages >= WAL_CHECKPOINT_PAGES && (!s->incremental || pages >= WAL_DEFER_PAGES))
-    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  if (pages < WAL_CHECKPOINT_PAGES) return SQLITE_OK;
+  if (s->path) ty_store_checkpoint(s);
+  else sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL); /* the writer's connection */
   return SQLITE_OK;
 }
 

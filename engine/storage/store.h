@@ -2,8 +2,9 @@
  * sqlite file in WAL mode, marked as a tycho store (another program's database is refused,
  * a damaged or newer one left as it was), brought to its schema's version on open by
  * numbered migrations in one transaction; transactions, full (fsynced at commit) or
- * incremental (durable at the next checkpoint); named blobs; atomic writes of a file beside
- * the store; and a writer thread that runs queued jobs on a connection of its own.
+ * incremental (durable at the next checkpoint), and batches of them in one commit; named
+ * blobs; atomic writes of a file beside the store; and a writer thread that runs queued jobs
+ * and every checkpoint on a connection of its own.
  *
  * A schema is what a game keeps: its migrations, its prepared statements and the functions
  * over them. crafty's SavedWorld (saved_world.h) is one; the engine itself defines none.
@@ -63,7 +64,7 @@ bool ty_store_exec(ty_store *s, const char *sql, char *err, size_t errsz);
 
 /* A write transaction, durable at its commit (synchronous=FULL). ty_store_finish commits
  * when st is TY_STORAGE_OK, else rolls back; it returns st, or TY_STORAGE_FAILED when the
- * commit fails. */
+ * commit fails. Inside a batch, a savepoint of the batch instead (see below). */
 bool ty_store_begin(ty_store *s, char *err, size_t errsz);
 ty_storage_status ty_store_finish(ty_store *s, ty_storage_status st, char *err, size_t errsz);
 /* A write transaction that commits without fsync: atomic, and kept through a crash of the
@@ -71,6 +72,23 @@ ty_storage_status ty_store_finish(ty_store *s, ty_storage_status st, char *err, 
  * frame, where an fsync costs more than the frame. */
 bool ty_store_begin_incremental(ty_store *s, char *err, size_t errsz);
 ty_storage_status ty_store_finish_incremental(ty_store *s, ty_storage_status st, char *err, size_t errsz);
+
+/* A batch: one incremental transaction (BEGIN IMMEDIATE, committed without fsync) holding
+ * every save made on s until ty_store_batch_end, so that a server's saves of one tick pay
+ * for one commit and one round of file locks instead of one each. Each transaction begun in
+ * it (ty_store_begin, ty_store_begin_incremental, a queued job, which then runs at once) is
+ * a savepoint: its failure rolls back that save alone. ty_store_batch_end commits the batch
+ * when st is TY_STORAGE_OK, else rolls all of it back; if the commit fails, nothing of the
+ * batch was saved. begin drains the queued jobs first; it refuses a batch already open. */
+bool ty_store_batch_begin(ty_store *s, char *err, size_t errsz);
+ty_storage_status ty_store_batch_end(ty_store *s, ty_storage_status st, char *err, size_t errsz);
+bool ty_store_in_batch(const ty_store *s);
+
+/* Asks the writer thread for a passive checkpoint (the WAL copied into the database file,
+ * both fsynced: every commit so far is then on disk) and returns at once. The store asks for
+ * one itself once the WAL holds 1000 pages; a server calls it every few seconds to bound what
+ * a power loss could take from incremental commits. Nothing for ":memory:". */
+void ty_store_checkpoint(ty_store *s);
 
 /* Named blobs: opaque bytes under a key (a server room's CRDT state, a game's own data),
  * replaced whole in one statement. put stores a copy of data. */
@@ -98,7 +116,8 @@ ty_storage_status ty_store_write_atomic(const char *path, const char *text, size
 typedef ty_storage_status (*ty_store_job_fn)(ty_store *conn, void *job, char *err, size_t errsz);
 /* Takes ownership of job (free_job frees it, after it ran or when it cannot be queued).
  * Returns at once, TY_STORAGE_FAILED only when the writer cannot start; waits only while
- * TY_STORE_QUEUE_JOBS jobs are already queued. */
+ * TY_STORE_QUEUE_JOBS jobs are already queued. In a batch, the job runs at once, as a
+ * savepoint of the batch. */
 ty_storage_status ty_store_queue(ty_store *s, void *job, ty_store_job_fn run, void (*free_job)(void *), char *err,
                                  size_t errsz);
 /* Waits until every queued job is written. */

@@ -24,13 +24,16 @@ struct ty_store {
   const ty_store_schema *schema;
   sqlite3_stmt **st;                  /* the schema's statements */
   sqlite3_stmt *own[STORE_ST_COUNT];  /* the store's own (blobs) */
-  bool incremental; /* an incremental transaction is under way */
-  char *path;       /* for the writer's own connection; NULL for ":memory:" */
-  /* The writer thread, started by the first queued job. lock guards every field below;
-   * wake tells the writer a job (or stop) came, done tells callers a job was written. */
+  bool batch; /* a batch is open (ty_store_batch_begin): transactions are its savepoints */
+  /* For the writer's own connection; NULL for ":memory:" and on the writer's connection. */
+  char *path;
+  /* The writer thread, started by the first queued job or checkpoint. lock guards every
+   * field below; wake tells the writer a job (or a checkpoint, or stop) came, done tells
+   * callers a job was written. */
   pthread_mutex_t lock;
   pthread_cond_t wake, done;
   bool started, stop;
+  bool checkpoint; /* a checkpoint was asked for (ty_store_checkpoint) */
   pthread_t thread;
   store_job *head, *tail;
   uint32_t pending;      /* queued jobs not yet written, the one being written included */

@@ -1,5 +1,5 @@
 /* engine/storage/store_writer.c: the generic store's queued jobs (store.h) and the writer
- * thread that runs them.
+ * thread that runs them, and the checkpoints asked of it.
  *
  * An incremental save on a frame costs ~0.1 ms, but about one commit in fifty waits several
  * ms in write() for the kernel's writeback. Queued jobs move the sqlite work to a thread with
@@ -48,6 +48,36 @@ static void writer_lower_priority(void) {
   if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 5) != 0) errno = 0;
 }
 
+/* A passive checkpoint on the writer's connection, then, when it copied the whole WAL, the
+ * log's restart: sqlite starts the WAL over at the next write and fsyncs its new header
+ * there, which would be the caller's next commit. A write of the file's version, unchanged,
+ * under the write lock, makes that write this thread's. Skipped when a reader or writer of
+ * another connection keeps the WAL in use; the caller's commit then pays for the restart. */
+static void writer_checkpoint(ty_store *conn) {
+  sqlite3 *db = ty_store_db(conn);
+  int log = 0, copied = 0;
+  if (sqlite3_wal_checkpoint_v2(db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &copied) != SQLITE_OK || log <= 0 ||
+      copied < log)
+    return;
+  /* Not fsynced at commit (the header's fsync is the restart's own): the write lock it holds
+   * keeps the caller's next commit waiting for as short a time as can be. */
+  if (sqlite3_exec(db, "PRAGMA synchronous = NORMAL; BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+    sqlite3_exec(db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+    return;
+  }
+  sqlite3_stmt *st;
+  int64_t version = -1;
+  if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) version = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  char sql[64];
+  snprintf(sql, sizeof sql, "PRAGMA user_version = %lld", (long long)version);
+  bool ok = version >= 0 && sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK;
+  sqlite3_exec(db, ok ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_exec(db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
+}
+
 static void *writer_main(void *arg) {
   ty_store *s = arg;
   char open_err[512], err[512];
@@ -55,7 +85,14 @@ static void *writer_main(void *arg) {
   ty_store *conn = store_connect(s, open_err, sizeof open_err);
   pthread_mutex_lock(&s->lock);
   for (;;) {
-    while (!s->head && !s->stop) pthread_cond_wait(&s->wake, &s->lock);
+    while (!s->head && !s->checkpoint && !s->stop) pthread_cond_wait(&s->wake, &s->lock);
+    if (s->checkpoint) { /* before the next job: the caller asked for it earlier */
+      s->checkpoint = false;
+      pthread_mutex_unlock(&s->lock);
+      if (conn) writer_checkpoint(conn);
+      pthread_mutex_lock(&s->lock);
+      continue;
+    }
     store_job *j = s->head;
     if (!j) break; /* stopping, and every job is written */
     s->head = j->next;
@@ -85,6 +122,31 @@ void store_writer_stop(ty_store *s) {
   s->started = false;
 }
 
+/* Starts the writer thread unless it runs (lock held); false, with the reason, when it cannot. */
+static bool writer_start(ty_store *s, char *err, size_t errsz) {
+  if (s->started) return true;
+  int rc = pthread_create(&s->thread, NULL, writer_main, s);
+  if (rc != 0) {
+    ty_store_fail(err, errsz, "storage_writer", "cannot start the writer thread: %s", strerror(rc));
+    return false;
+  }
+  s->started = true;
+  return true;
+}
+
+void ty_store_checkpoint(ty_store *s) {
+  if (!s->path) return; /* ":memory:" has no WAL; the writer's connection checkpoints itself */
+  pthread_mutex_lock(&s->lock);
+  bool queued = writer_start(s, NULL, 0);
+  if (queued) {
+    s->checkpoint = true;
+    pthread_cond_signal(&s->wake);
+  }
+  pthread_mutex_unlock(&s->lock);
+  /* Without a writer the WAL must still stop growing: checkpointed here, as sqlite would. */
+  if (!queued) sqlite3_wal_checkpoint_v2(s->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+}
+
 void ty_store_drain(ty_store *s) {
   if (!s->started) return; /* only the owner's thread starts it */
   pthread_mutex_lock(&s->lock);
@@ -97,7 +159,9 @@ ty_storage_status ty_store_queue(ty_store *s, void *job, ty_store_job_fn run, vo
   store_job *j = TY_MALLOC(sizeof *j);
   TY_ASSERT(j);
   *j = (store_job){.job = job, .run = run, .free_job = free_job};
-  if (!s->path) { /* ":memory:" has no file a second connection could open: written here */
+  /* ":memory:" has no file a second connection could open, and in a batch the writer's
+   * connection could not write before the batch commits: written here. */
+  if (!s->path || s->batch) {
     char why[512];
     ty_storage_status st = job_run(s, j, why, sizeof why);
     job_free(j);
@@ -107,14 +171,10 @@ ty_storage_status ty_store_queue(ty_store *s, void *job, ty_store_job_fn run, vo
     return TY_STORAGE_OK;
   }
   pthread_mutex_lock(&s->lock);
-  if (!s->started) {
-    int rc = pthread_create(&s->thread, NULL, writer_main, s);
-    if (rc != 0) {
-      pthread_mutex_unlock(&s->lock);
-      job_free(j);
-      return ty_store_fail(err, errsz, "storage_writer", "cannot start the writer thread: %s", strerror(rc));
-    }
-    s->started = true;
+  if (!writer_start(s, err, errsz)) {
+    pthread_mutex_unlock(&s->lock);
+    job_free(j);
+    return TY_STORAGE_FAILED;
   }
   /* Bounded: a caller that outpaces the disk waits here for room, rather than memory grow. */
   while (s->pending >= TY_STORE_QUEUE_JOBS) pthread_cond_wait(&s->done, &s->lock);

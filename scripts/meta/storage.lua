@@ -131,12 +131,31 @@ function WorldStorage:exportWorld(id, path) end
 ---@return string? message
 function WorldStorage:importWorld(path) end
 
+---In one transaction that commits without fsync, as saveMeta's: it survives a crash of the
+---process and reaches the disk at the next checkpoint or fsynced commit.
 ---@param worldId string an existing world
 ---@param playerKey string
 ---@param record tycho.PlayerRecord
 ---@return true|nil ok
 ---@return string? message
 function WorldStorage:savePlayer(worldId, playerKey, record) end
+
+---Runs fn(storage) inside one transaction: every save it makes (saveMeta, savePlayer,
+---appendEdits, save, putBlob...) succeeds or fails alone (a savepoint: `nil, message` as
+---always, the others kept), and all of them reach the file in one commit, without fsync (as
+---saveMeta's), when fn returns: one commit and one round of file locks instead of one each.
+---A queued save ({async = true}) made inside it is written at once, in it. Not nested, and
+---the store cannot be closed inside it.
+---@param fn fun(storage: tycho.WorldStorage)
+---@return true|nil ok
+---@return string? message fn raised (nothing of it saved), or the commit failed (nothing saved)
+function WorldStorage:transaction(fn) end
+
+---Asks the store's writer thread to checkpoint (copy the WAL into the database file, both
+---fsynced), so that every commit so far is on disk; returns at once. The store asks for one
+---itself once the WAL holds 1,000 pages; a server calls it every few seconds to bound what a
+---power loss could take from commits made without fsync.
+function WorldStorage:checkpoint() end
 
 ---@param worldId string
 ---@param playerKey string

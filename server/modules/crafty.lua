@@ -12,7 +12,8 @@
 -- generator the client draws, plus the edit log; applied and broadcast at once), chat and
 -- inventories, player names (trimmed, checked). Worlds and per-player records (keyed by
 -- playerKey) are saved every 5 s when dirty, when a world's last player leaves, and in
--- onStop; one save that fails is logged and never stops the others. An edit is committed to
+-- onStop, all of a round in one transaction; one save that fails is logged and never stops
+-- the others. An edit is committed to
 -- the store before it is broadcast. Under `tycho serve --redis` the module is one of a
 -- cluster's processes (tycho.server.cluster, scripts/docs/server.md "Past one process"). A save writes the
 -- record's fields and the edits since the last one (saveMeta), never the whole log; a room
@@ -149,6 +150,18 @@ end
 -- in the log).
 local STORAGE_DOWN = "the server cannot open its worlds store; it retries every " .. STORAGE_RETRY .. " s"
 
+-- storage[method](storage, ...) in a transaction of its own, so that its commit is not
+-- fsynced on the server's loop (as the tick's saves), then a checkpoint asked of the store's
+-- writer thread, which makes it durable off the loop moments later. Returns the method's
+-- results, or nil, message when the transaction failed (nothing written).
+local function offLoop(storage, method, ...)
+  local args, results = table.pack(...), nil
+  local ok, err = storage:transaction(function(s) results = table.pack(s[method](s, table.unpack(args, 1, args.n))) end)
+  if not ok then return nil, err end
+  storage:checkpoint()
+  return table.unpack(results, 1, results.n)
+end
+
 -- The store's owners map (worldId -> {key, address, name}), read once; nil, message when the
 -- store cannot be read.
 local function owners(storage)
@@ -161,7 +174,7 @@ local function owners(storage)
 end
 
 local function saveOwners(storage)
-  local ok, saved, err = pcall(storage.putBlob, storage, OWNERS_BLOB, tycho.json.encode(M.owners))
+  local ok, saved, err = pcall(offLoop, storage, "putBlob", OWNERS_BLOB, tycho.json.encode(M.owners))
   if ok and saved then return true end
   return nil, tostring(ok and err or saved)
 end
@@ -224,44 +237,78 @@ local function broadcastList()
   for _, session in pairs(M.lobby.members) do session:sendText(text) end
 end
 
--- Saves a dirty world: its record's fields and the edits made since the last save
--- (saveMeta: the log is never rewritten, and the commit is not fsynced; see storage.md). A
--- failure (returned or raised) is logged and leaves it dirty, its new edits kept for the next.
-local function saveRoom(room)
+-- Writes a dirty world: its record's fields and the edits made since the last save
+-- (saveMeta: the log is never rewritten). True when written or clean; a failure (returned or
+-- raised) is logged. Only once the transaction holding it commits is the room marked saved.
+local function writeRoom(storage, room)
   if not room.dirty then return true end
   if M.cluster and not M.cluster:holds(room.world.id) then -- fencing: never write a world run elsewhere
     M.host:log("crafty_save_refused world " .. tostring(room.world.id) .. ": this process no longer holds its lease")
     return false
   end
-  local storage, err = store()
-  local ok, saved = false, nil
-  if storage then ok, saved, err = pcall(storage.saveMeta, storage, room.world, room.unsaved) end
+  local ok, saved, err = pcall(storage.saveMeta, storage, room.world, room.unsaved)
   if not (ok and saved) then
-    M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. tostring(ok and err or saved or err))
+    M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. tostring(ok and err or saved))
     return false
   end
-  if #room.unsaved > 0 then room.appended = true end
-  room.unsaved = {}
-  room.dirty = false
   return true
 end
 
-local function savePlayer(room, player)
+local function writePlayer(storage, room, player)
   if not player.dirty then return true end
   local record = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch,
     inventory = player.inventory }
-  local storage, serr = store()
-  if not storage then
-    M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(serr))
-    return false
-  end
   local ok, saved, err = pcall(storage.savePlayer, storage, room.world.id, player.key, record)
   if not (ok and saved) then
     M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(ok and err or saved))
     return false
   end
-  player.dirty = false
   return true
+end
+
+-- Saves the dirty rooms of the list rooms and the dirty players of the list players ({room,
+-- player} pairs) in one transaction of the store (storage:transaction): each write succeeds
+-- or fails alone, logged, and all of them reach the file in one commit, without fsync (kept
+-- through a kill -9, on disk at the next checkpoint; see storage.md). One commit and one round
+-- of sqlite's file locks a tick, instead of one per room and per player. Returns the set of
+-- rooms and players saved (committed); the others stay dirty, their edits kept for the next.
+local function saveTogether(rooms, players)
+  local written = {}
+  local storage, serr = store()
+  local ok, committed, err = false, nil, serr
+  if storage then
+    ok, committed, err = pcall(storage.transaction, storage, function()
+      for _, room in ipairs(rooms) do written[room] = writeRoom(storage, room) or nil end
+      for _, pair in ipairs(players) do written[pair[2]] = writePlayer(storage, pair[1], pair[2]) or nil end
+    end)
+  end
+  if not (ok and committed) then -- nothing of the transaction was saved
+    err = tostring(ok and err or committed)
+    for _, room in ipairs(rooms) do
+      if room.dirty then M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. err) end
+    end
+    for _, pair in ipairs(players) do
+      if pair[2].dirty then M.host:log("crafty_save_failed player " .. tostring(pair[2].key) .. ": " .. err) end
+    end
+    return {}
+  end
+  for _, room in ipairs(rooms) do
+    if written[room] and room.dirty then
+      if #room.unsaved > 0 then room.appended = true end
+      room.unsaved = {}
+      room.dirty = false
+    end
+  end
+  for _, pair in ipairs(players) do
+    if written[pair[2]] then pair[2].dirty = false end
+  end
+  return written
+end
+
+local NONE = {}
+
+local function saveRoom(room)
+  return not room.dirty or saveTogether({ room }, NONE)[room] == true
 end
 
 local function inWorld(x, y, z)
@@ -410,16 +457,15 @@ local function leaveWorld(client)
   room.players[client.session.id] = nil
   if player and room.keys[player.key] == client.session.id then room.keys[player.key] = nil end
   client.room, client.player, client.feed = nil, nil, nil
-  if player then
-    room.members:broadcast({ t = "player_leave", playerId = player.id })
-    savePlayer(room, player)
+  if player then room.members:broadcast({ t = "player_leave", playerId = player.id }) end
+  -- The player saved now, and the world with it when it is left empty (cheap: no log
+  -- rewrite); it is unloaded by unloadIdle once idle for ROOM_IDLE s, so that players coming
+  -- and going do not load the world each time.
+  local empty = room.members.count == 0
+  if (player and player.dirty) or (empty and room.dirty) then
+    saveTogether(empty and { room } or NONE, player and { { room, player } } or NONE)
   end
-  if room.members.count == 0 then
-    -- Saved now (cheap: no log rewrite), unloaded by unloadIdle once idle for ROOM_IDLE s,
-    -- so that players coming and going do not load the world each time.
-    saveRoom(room)
-    room.idleSince = tycho.now()
-  end
+  if empty then room.idleSince = tycho.now() end
   listChanged() -- online
 end
 
@@ -472,7 +518,7 @@ function handlers.create_world(client, msg)
     return refuse(client, "quota_exceeded", "at most " .. MAX_WORLDS_PER_ADDRESS .. " worlds from one address")
   end
   local world = tycho.storage.createSavedWorld(name, seed, mode)
-  local ok, saved, err = pcall(storage.save, storage, world)
+  local ok, saved, err = pcall(offLoop, storage, "save", world)
   if not (ok and saved) then
     M.host:log("crafty_save_failed world " .. world.id .. ": " .. tostring(ok and err or saved))
     return refuse(client, "storage_failed", "the world could not be saved")
@@ -481,7 +527,7 @@ function handlers.create_world(client, msg)
   local owned, oerr = saveOwners(storage)
   if not owned then -- a world nobody owns would escape the quotas: undo it
     map[world.id] = nil
-    pcall(storage.delete, storage, world.id)
+    pcall(offLoop, storage, "delete", world.id)
     M.host:log("crafty_save_failed owners: " .. tostring(oerr))
     return refuse(client, "storage_failed", "the world could not be saved")
   end
@@ -506,7 +552,7 @@ function handlers.delete_world(client, msg)
   if (room and room.members.count > 0) or (M.cluster and M.cluster:onlineIn(id) > 0) then
     return refuse(client, "world_in_use", "players are in this world; it can be deleted when it is empty")
   end
-  local ok, deleted, err = pcall(storage.delete, storage, id)
+  local ok, deleted, err = pcall(offLoop, storage, "delete", id)
   if not ok or deleted == nil then
     M.host:log("crafty_delete_failed world " .. id .. ": " .. tostring(ok and err or deleted))
     return refuse(client, "storage_failed", "the world could not be deleted")
@@ -843,8 +889,26 @@ function M.flushTransforms()
   for _, room in pairs(M.rooms) do M.flushRoom(room) end
 end
 
--- Group commit: every room's edits since the last tick are committed in one transaction each
--- (sqlite WAL, not fsynced: a killed process loses nothing committed), then broadcast, so no
+-- A room whose group is not committed: each editor hears once that its edit waits for the
+-- store (sent once it is stored), and the group is tried again COMMIT_RETRY s after the
+-- first failure.
+local function waitCommit(room, now)
+  room.told = room.told or {} -- edits whose editor heard it already
+  for _, msg in ipairs(room.pendingEdits) do
+    local author = not room.told[msg] and M.clients[msg.author]
+    if author then
+      refuse(author, "storage_failed", "your edit is kept and goes out once the store takes it")
+      room.told[msg] = true
+    end
+  end
+  room.commitRetryAt = room.commitRetryAt and room.commitRetryAt > now and room.commitRetryAt or now + COMMIT_RETRY
+  M.committing = M.committing or {}
+  M.committing[room] = true
+end
+
+-- Group commit: every room's edits since the last tick are committed, all rooms in one
+-- transaction, each room's write a savepoint of its own (saveTogether; sqlite WAL, not
+-- fsynced: a killed process loses nothing committed), then broadcast, so no
 -- client ever sees an edit that a kill -9 could lose. A group whose commit fails waits (and
 -- its edits with it) COMMIT_RETRY s for the next try; a room no longer loaded drops its group.
 function M.commitEdits()
@@ -852,26 +916,21 @@ function M.commitEdits()
   if not rooms then return end
   M.committing = nil
   local now = tycho.now()
+  local ready = {}
   for room in pairs(rooms) do
     if M.rooms[room.world.id] == room and room.pendingEdits then
-      if (room.commitRetryAt or 0) <= now and saveRoom(room) then
-        local pending = room.pendingEdits
-        room.pendingEdits, room.commitRetryAt, room.told = nil, nil, nil
-        for i = 1, #pending do room.members:broadcast(pending[i]) end
-      else
-        -- Each editor hears once that its edit waits for the store (sent once it is stored).
-        room.told = room.told or {} -- edits whose editor heard it already
-        for _, msg in ipairs(room.pendingEdits) do
-          local author = not room.told[msg] and M.clients[msg.author]
-          if author then
-            refuse(author, "storage_failed", "your edit is kept and goes out once the store takes it")
-            room.told[msg] = true
-          end
-        end
-        room.commitRetryAt = room.commitRetryAt and room.commitRetryAt > now and room.commitRetryAt or now + COMMIT_RETRY
-        M.committing = M.committing or {}
-        M.committing[room] = true
-      end
+      if (room.commitRetryAt or 0) <= now then ready[#ready + 1] = room else waitCommit(room, now) end
+    end
+  end
+  if #ready == 0 then return end
+  local saved = saveTogether(ready, NONE)
+  for _, room in ipairs(ready) do
+    if saved[room] or not room.dirty then
+      local pending = room.pendingEdits
+      room.pendingEdits, room.commitRetryAt, room.told = nil, nil, nil
+      for i = 1, #pending do room.members:broadcast(pending[i]) end
+    else
+      waitCommit(room, now)
     end
   end
 end
@@ -901,12 +960,21 @@ function M.feedEdits()
   end
 end
 
--- Every room and player is saved on its own: one that fails is logged and the rest go on.
--- Then the rooms idle for ROOM_IDLE s are unloaded.
+-- Every dirty room and player is saved, in one transaction (saveTogether): one that fails is
+-- logged and the rest go on. Then the writer thread is asked for a checkpoint, so that what
+-- was committed reaches the disk within about SAVE_INTERVAL s, and the rooms idle for
+-- ROOM_IDLE s are unloaded.
 function M.saveAll()
+  local rooms, players = {}, {}
   for _, room in pairs(M.rooms) do
-    saveRoom(room)
-    for _, p in pairs(room.players) do savePlayer(room, p) end
+    if room.dirty then rooms[#rooms + 1] = room end
+    for _, p in pairs(room.players) do
+      if p.dirty then players[#players + 1] = { room, p } end
+    end
+  end
+  if #rooms > 0 or #players > 0 then
+    saveTogether(rooms, players)
+    if M.storage then pcall(M.storage.checkpoint, M.storage) end
   end
   M.unloadIdle()
 end
@@ -919,7 +987,7 @@ function M.unloadIdle()
   for id, room in pairs(M.rooms) do
     if room.members.count == 0 and room.idleSince and now - room.idleSince >= ROOM_IDLE and saveRoom(room) then
       if room.appended then
-        local ok, folded, err = pcall(M.storage.compact, M.storage, id)
+        local ok, folded, err = pcall(offLoop, M.storage, "compact", id)
         if not ok or folded == nil then M.host:log("crafty_compact_failed world " .. id .. ": " .. tostring(ok and err or folded)) end
       end
       M.rooms[id] = nil

@@ -2,7 +2,8 @@
  * test's own, a list of notes, so that nothing of crafty's SavedWorld is involved: migrations
  * run in order and once, the upgrade hook sees the version the file had, a store of a newer
  * schema is refused and left byte-identical, the store's named blobs, queued jobs (order,
- * a failure reported once by the next flush) and atomic file writes. storage_test.c tests
+ * a failure reported once by the next flush), batches (one commit, each transaction in it a
+ * savepoint), checkpoints on the writer thread and atomic file writes. storage_test.c tests
  * crafty's schema over it. */
 #include "check.h"
 #include "storage/store.h"
@@ -239,6 +240,104 @@ static void test_queued_jobs(void) {
   ty_store_close(s);
 }
 
+/* ---- batches and checkpoints ---- */
+
+/* Notes in path's file as another connection (another process) sees them. */
+static int64_t count_outside(const char *path) {
+  sqlite3 *db;
+  sqlite3_stmt *st;
+  int64_t n = -1;
+  if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(db, "SELECT count(*) FROM notes", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(db);
+  return n;
+}
+
+static ty_storage_status add_in_transaction(ty_store *s, const char *text, bool fail) {
+  char err[512];
+  if (!ty_store_begin_incremental(s, err, sizeof err)) return TY_STORAGE_FAILED;
+  ty_storage_status st = add_note(s, text);
+  return ty_store_finish_incremental(s, fail ? TY_STORAGE_FAILED : st, err, sizeof err);
+}
+
+static void test_batches(void) {
+  char err[512] = "";
+  const char *path = path_in("batch.sqlite");
+  ty_store *s = ty_store_open(path, &notes_v1, err, sizeof err);
+  CHECK(s);
+  if (!s) return;
+  freed = 0;
+  CHECK(ty_store_batch_begin(s, err, sizeof err));
+  CHECK(ty_store_in_batch(s));
+  CHECK(!ty_store_batch_begin(s, err, sizeof err)); /* one at a time */
+  CHECK(strstr(err, "already open") != NULL);
+  CHECK_EQ_INT(add_in_transaction(s, "a", false), TY_STORAGE_OK);
+  CHECK_EQ_INT(add_in_transaction(s, "dropped", true), TY_STORAGE_FAILED); /* rolls back alone */
+  CHECK_EQ_INT(add_in_transaction(s, "b", false), TY_STORAGE_OK);
+  /* A queued job runs at once, in the batch (the writer could not write before it commits). */
+  CHECK_EQ_INT(ty_store_queue(s, copy_text("queued"), job_add, job_free, err, sizeof err), TY_STORAGE_OK);
+  CHECK_EQ_INT(freed, 1);
+  CHECK_EQ_INT(ty_store_pending(s), 0);
+  CHECK_EQ_INT(count_notes(s), 3);     /* the batch reads its own writes */
+  CHECK_EQ_INT(count_outside(path), 0); /* nobody else sees them before the commit */
+  CHECK_EQ_INT(ty_store_batch_end(s, TY_STORAGE_OK, err, sizeof err), TY_STORAGE_OK);
+  CHECK(!ty_store_in_batch(s));
+  CHECK_EQ_INT(count_outside(path), 3);
+  /* A batch ended with a failure saves nothing of it. */
+  CHECK(ty_store_batch_begin(s, err, sizeof err));
+  CHECK_EQ_INT(add_in_transaction(s, "c", false), TY_STORAGE_OK);
+  CHECK_EQ_INT(ty_store_batch_end(s, TY_STORAGE_FAILED, err, sizeof err), TY_STORAGE_FAILED);
+  CHECK_EQ_INT(count_outside(path), 3);
+  /* Outside a batch, transactions commit alone again. */
+  CHECK_EQ_INT(add_in_transaction(s, "d", false), TY_STORAGE_OK);
+  CHECK_EQ_INT(count_outside(path), 4);
+  ty_store_close(s);
+  s = ty_store_open(path, &notes_v1, err, sizeof err);
+  CHECK(s && count_notes(s) == 4);
+  ty_store_close(s);
+}
+
+static long file_size(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return -1;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fclose(f);
+  return n;
+}
+
+/* Incremental commits stay in the WAL until a checkpoint, which the writer thread runs when
+ * asked: the database file then holds them. */
+static void test_checkpoint_on_the_writer(void) {
+  char err[512] = "";
+  const char *path = path_in("checkpoint.sqlite");
+  ty_store *s = ty_store_open(path, &notes_v1, err, sizeof err);
+  CHECK(s);
+  if (!s) return;
+  char text[2048];
+  memset(text, 'x', sizeof text - 1);
+  text[sizeof text - 1] = 0;
+  for (int i = 0; i < 100; i++) CHECK_EQ_INT(add_in_transaction(s, text, false), TY_STORAGE_OK);
+  long before = file_size(path);
+  CHECK(before < 100 * 2048); /* in the WAL, not checkpointed by the commits */
+  ty_store_checkpoint(s);
+  long after = before;
+  for (int i = 0; i < 200 && after < 100 * 2048; i++) {
+    usleep(10000);
+    after = file_size(path);
+  }
+  CHECK(after >= 100 * 2048);
+  ty_store_close(s);
+  /* Nothing to do for a private store. */
+  s = ty_store_open(":memory:", &notes_v1, err, sizeof err);
+  CHECK(s);
+  if (s) ty_store_checkpoint(s);
+  ty_store_close(s);
+}
+
 static void test_atomic_write(void) {
   char err[512] = "";
   size_t n;
@@ -260,6 +359,8 @@ int main(void) {
   RUN(test_refuses_a_newer_schema_untouched);
   RUN(test_blobs);
   RUN(test_queued_jobs);
+  RUN(test_batches);
+  RUN(test_checkpoint_on_the_writer);
   RUN(test_atomic_write);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

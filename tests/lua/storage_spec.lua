@@ -2,7 +2,8 @@
 -- round trips, list order, delete, per-player records, export/import, refusals (`nil,
 -- message`, file untouched), bad arguments, a store killed (-9) in the middle of saves, and
 -- incremental saves (saveMeta, appendEdits, compact), also killed between appends, and the
--- same saves queued for the writer thread ({async = true}, flush, lastError, close).
+-- same saves queued for the writer thread ({async = true}, flush, lastError, close), and
+-- transactions (several saves, one commit; whole after a kill -9).
 
 local testing = require("tycho.testing")
 local storage = tycho.storage
@@ -382,6 +383,104 @@ describe("WorldStorage incremental saves", function()
     assert.same({ x = n, y = 3, z = 3, type = 2 }, w.edits[#w.edits])
     assert.is_true(store:compact("crash"))
     assert.equals(20000 + n, #store:load("crash").edits)
+    store:close()
+  end)
+end)
+
+describe("WorldStorage transactions", function()
+  local pose = { x = 1, y = 2, z = 3, yaw = 0, pitch = 0 }
+
+  it("commits a tick's saves at once, each save failing alone", function()
+    local path = dir .. "/t.sqlite"
+    local store = assert(storage.open(path))
+    local a, b = storage.createSavedWorld("A", 1), storage.createSavedWorld("B", 2)
+    assert(store:save(a))
+    assert(store:save(b))
+    local other = assert(storage.open(path)) -- another connection, as another process
+    local inside = {}
+    local ok, msg = store:transaction(function(s)
+      assert.equals(store, s)
+      a.name = "A2"
+      inside.meta = s:saveMeta(a, { { x = 1, y = 2, z = 3, type = 4 } })
+      inside.missing = { s:savePlayer("no-world", "k", pose) }
+      inside.player = s:savePlayer(b.id, "k", pose)
+      inside.seen = other:load(a.id).name -- not committed yet
+      inside.own = s:load(a.id).name      -- the transaction reads its own writes
+      inside.nested = { s:transaction(function() end) }
+    end)
+    assert.is_true(ok, msg)
+    assert.is_true(inside.meta)
+    assert.is_nil(inside.missing[1])
+    assert.matches("no world", inside.missing[2])
+    assert.is_true(inside.player)
+    assert.equals("A", inside.seen)
+    assert.equals("A2", inside.own)
+    assert.is_nil(inside.nested[1])
+    assert.matches("already open", inside.nested[2])
+    local loaded = other:load(a.id)
+    assert.equals("A2", loaded.name)
+    assert.same({ { x = 1, y = 2, z = 3, type = 4 } }, loaded.edits)
+    assert.same(pose, other:loadPlayer(b.id, "k"))
+    other:close()
+    store:close()
+  end)
+
+  it("saves nothing of a transaction whose function raises, and refuses a close inside it", function()
+    local store = assert(storage.open(dir .. "/t.sqlite"))
+    local w = storage.createSavedWorld("Kept", 1)
+    assert(store:save(w))
+    local ok, msg = store:transaction(function(s)
+      w.name = "Lost"
+      assert(s:saveMeta(w))
+      error("boom")
+    end)
+    assert.is_nil(ok)
+    assert.matches("boom", msg)
+    assert.equals("Kept", store:load(w.id).name)
+    ok, msg = store:transaction(function(s) s:close() end)
+    assert.is_nil(ok)
+    assert.matches("cannot be closed inside its transaction", msg)
+    assert.equals("Kept", store:load(w.id).name) -- still open and usable
+    assert.has_error(function() store:transaction("not a function") end)
+    store:close()
+    assert.has_error(function() store:transaction(function() end) end)
+  end)
+
+  it("keeps a transaction whole when the process is killed (-9) between them", function()
+    local path = dir .. "/crash.sqlite"
+    local script = dir .. "/batcher.lua"
+    local f = assert(io.open(script, "w"))
+    -- Transaction n renames the world "tx n", appends block (n, 3, 3) and moves the player to
+    -- x = n: after a crash all three say the same n.
+    f:write(([[
+      local store = assert(tycho.storage.open(%q))
+      local w = tycho.storage.createSavedWorld("tx 0", 1)
+      w.id = "crash"
+      assert(store:save(w))
+      w.edits = nil
+      local n = 0
+      while true do
+        n = n + 1
+        assert(store:transaction(function(s)
+          w.name = "tx " .. n
+          assert(s:saveMeta(w, { { x = n, y = 3, z = 3, type = 2 } }))
+          assert(s:savePlayer("crash", "p", { x = n, y = 0, z = 0, yaw = 0, pitch = 0 }))
+        end))
+        if n == 50 then io.open(%q, "w"):close() end
+        if n %% 100 == 0 then store:checkpoint() end
+      end
+    ]]):format(path, dir .. "/started"))
+    f:close()
+    runThenKill(script, dir, 0.3)
+    assert.is_not_nil(readFile(dir .. "/started"), "the batcher never got going")
+    local store, msg = storage.open(path)
+    assert.is_not_nil(store, msg)
+    local w = assert(store:load("crash"))
+    local n = tonumber(w.name:match("^tx (%d+)$"))
+    assert.is_true(n >= 50, w.name)
+    assert.equals(n, #w.edits)
+    assert.same({ x = n, y = 3, z = 3, type = 2 }, w.edits[n])
+    assert.equals(n, store:loadPlayer("crash", "p").x)
     store:close()
   end)
 end)
