@@ -44,10 +44,17 @@ const CLK_TCK = 100; // USER_HZ: /proc/PID/stat counts in 1/100 s on Linux
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const now = () => Number(process.hrtime.bigint()) / 1e6; // ms
 
-function cpuSecondsOf(pid) {
+// utime and stime (fields 14 and 15) in seconds: the process's own code, and the kernel's
+// work for it (on loopback that includes the receiving side of every byte it sends).
+function cpuSplitOf(pid) {
   const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(f[11]) + Number(f[12])) / CLK_TCK; // utime, stime (fields 14, 15)
+  return { user: Number(f[11]) / CLK_TCK, system: Number(f[12]) / CLK_TCK };
+}
+
+function cpuSecondsOf(pid) {
+  const c = cpuSplitOf(pid);
+  return c.user + c.system;
 }
 
 function rssBytesOf(pid) {
@@ -56,6 +63,7 @@ function rssBytesOf(pid) {
 }
 
 const cpuSeconds = () => PIDS.reduce((n, pid) => n + cpuSecondsOf(pid), 0);
+const userSeconds = () => PIDS.reduce((n, pid) => n + cpuSplitOf(pid).user, 0);
 const rssBytes = () => PIDS.reduce((n, pid) => n + rssBytesOf(pid), 0);
 
 // A tycho process's own message counters: its /_monitor/api, whose rates are per second,
@@ -176,10 +184,12 @@ async function main() {
   await sleep(WARMUP_MS);
   for (const child of workers) child.send({ cmd: 'measure' });
   const cpu0 = cpuSeconds();
+  const user0 = userSeconds();
   const cpuEach0 = PIDS.map(cpuSecondsOf);
   const w0 = now();
   await sleep(SECONDS * 1000);
   const cpu1 = cpuSeconds();
+  const user1 = userSeconds();
   const cpuEach1 = PIDS.map(cpuSecondsOf);
   const wall = (now() - w0) / 1000;
   const rssLoad = rssBytes();
@@ -211,6 +221,8 @@ async function main() {
     edits: sum('edits'), errors: sum('errors'),
     cpuSeconds: +cpu.toFixed(2), cpuShare: +(cpu / wall).toFixed(3),
     cpuUsPerClientMessage: round2(usPerMessage),
+    userUsPerClientMessage: round2((user1 - user0) * 1e6 / sent),
+    systemUsPerClientMessage: round2((cpu - (user1 - user0)) * 1e6 / sent),
     messagesPerCpuSecond: Math.round(msgs / cpu),
     connectionsPerCoreAtHz: Math.round(clients / (cpu / wall)),
     // Each connection sends 20 messages a second, and each costs the CPU measured per client

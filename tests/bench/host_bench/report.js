@@ -27,6 +27,8 @@ const ROWS = [
   ['receivedPerSec', 'messages out / s (received by clients; a players list counts its entries)'],
   ['cpuShare', 'server CPU (cores busy)'],
   ['cpuUsPerClientMessage', 'server CPU per client message (us)'],
+  ['userUsPerClientMessage', '... of it in the server\'s own code (us, user time)'],
+  ['systemUsPerClientMessage', '... of it in the kernel (us, system time: sockets, both ends on loopback)'],
   ['messagesPerCpuSecond', 'messages in+out per CPU-second'],
   ['connectionsPerCoreAtHz', 'connections per core at this run\'s rate'],
   ['connectionsPerCoreAt20Hz', 'connections per core at 20 Hz (from CPU/message)'],
