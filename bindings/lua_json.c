@@ -44,6 +44,23 @@ bool ty_json_is_marked_array(lua_State *L, int idx) {
   return yes;
 }
 
+bool ty_json_table_is_array(lua_State *L, int idx, lua_Unsigned n) {
+  /* A marked list is written as t[1..#t] whatever else it holds: the mark is the contract. */
+  if (ty_json_is_marked_array(L, idx)) return true;
+  if (n == 0) return false;
+  lua_Unsigned count = 0;
+  bool array = true;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    count++;
+    if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
+      array = false;
+    lua_pop(L, 1);
+  }
+  return array && count == n;
+}
+
+
 /* ---- decode ---- */
 
 /* Walks the parsed document once to enforce the caps. */
@@ -171,20 +188,7 @@ static json_t *table_to_json(enc *e, int idx, int depth) {
   lua_rawset(L, e->seen);
 
   lua_Unsigned n = lua_rawlen(L, idx);
-  /* A marked list is written as t[1..#t] whatever else it holds: the mark is the contract. */
-  bool array = ty_json_is_marked_array(L, idx);
-  if (!array) {
-    lua_Unsigned count = 0;
-    array = n > 0;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-      count++;
-      if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
-        array = false;
-      lua_pop(L, 1);
-    }
-    if (count != n) array = false;
-  }
+  bool array = ty_json_table_is_array(L, idx, n);
 
   json_t *out = array ? json_array() : json_object();
   if (array) {

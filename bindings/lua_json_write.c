@@ -151,19 +151,7 @@ static bool put_value(lua_State *L, wbuf *b, int idx, int depth);
 static bool put_table(lua_State *L, wbuf *b, int idx, int depth) {
   if (depth > SHORT_DEPTH || !lua_checkstack(L, 4)) return false;
   lua_Unsigned n = lua_rawlen(L, idx);
-  bool array = ty_json_is_marked_array(L, idx);
-  if (!array) { /* the same test as the long way's */
-    lua_Unsigned count = 0;
-    array = n > 0;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-      count++;
-      if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
-        array = false;
-      lua_pop(L, 1);
-    }
-    if (count != n) array = false;
-  }
+  bool array = ty_json_table_is_array(L, idx, n);
   if (array) {
     if (!put(b, "[", 1)) return false;
     for (lua_Unsigned i = 1; i <= n; i++) {

@@ -21,5 +21,8 @@ void ty_json_push_long(lua_State *L, int idx);
 size_t ty_json_real_short(double d, char out[32]);
 /* True when the table at idx carries __jsontype = "array" in its metatable. */
 bool ty_json_is_marked_array(lua_State *L, int idx);
+/* True when the table at idx (n = its raw length) is written as a JSON array: marked, or
+ * holding exactly the keys 1..n, n > 0 (an empty unmarked table is an object). */
+bool ty_json_table_is_array(lua_State *L, int idx, lua_Unsigned n);
 
 #endif
