@@ -12,7 +12,7 @@
  * nearly every call of a server module is short. A fence with `lazy` set therefore starts a
  * call whose budget is big (at least LAZY_MIN_LIMIT steps, no time limit under
  * LAZY_MIN_SECONDS) with no hook, and arms it only once it has run past GRACE_NS:
- *   - one watchdog thread per process (started with the first lazy fence, joined when the
+ *   - one watchdog thread per process (lua_fence_watch.c) (started with the first lazy fence, joined when the
  *     last one's state closes) wakes every TICK_NS. Each fence publishes with atomics a
  *     sequence number, odd while a call runs, and the call's start. A call seen running past
  *     the grace gets one KICK_SIGNAL, sent with pthread_kill to the fence's own thread only
@@ -55,8 +55,8 @@
  * A small budget or a short time limit stays eager, hooked from its first instruction: the
  * grace's charge would be most of it. So does a call of a fence inside a lazy call of its
  * own (`nested`). */
-#define _GNU_SOURCE /* Required for: pthread_setname_np */
 #include "lua_fence.h"
+#include "lua_fence_watch.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -72,212 +72,27 @@
 
 #define LAZY_MIN_LIMIT 10000000u /* a smaller step budget stays eager */
 #define LAZY_MIN_SECONDS 0.01    /* ... and so does a shorter time limit */
-#define GRACE_NS 1000000u        /* a lazy call runs this long unhooked at least */
-#define TICK_NS 1000000L         /* the watchdog's period */
-#define DOZE_TICKS 4             /* ticks without a call before it sleeps until one */
 #define MAX_STEPS_PER_NS 4u      /* the VM's instruction rate can not pass 4e9 a second */
-#define KICK_SIGNAL (SIGRTMIN + 2)
-#define NO_FLOOR UINT64_MAX
 
 ty_fence *ty_fence_of(lua_State *S) { return ty_ctx_get(S)->fence; }
 
-static uint64_t ns_of(struct timespec ts) { return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec; }
-
-uint64_t ty_fence_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ns_of(ts);
-}
-
 static void count_hook(lua_State *S, lua_Debug *ar);
 
-/* ---- the watchdog ---- */
+/* ---- the watchdog's signal (the watchdog is lua_fence_watch.c) ---- */
 
 /* The fence whose call is running on this thread (its outer ones through ->outer). */
 static _Thread_local ty_fence *_Atomic running;
-
-static struct {
-  pthread_mutex_t life; /* held while the thread starts or stops */
-  pthread_mutex_t mu;   /* the list, and a tick */
-  ty_fence *list;
-  pthread_t thread;
-  bool on;
-  atomic_bool stopping;
-  /* no call for DOZE_TICKS ticks: the thread sleeps until the next call wakes it */
-  pthread_mutex_t doze_mu;
-  pthread_cond_t wake;
-  atomic_bool dozing;
-} watch = {.life = PTHREAD_MUTEX_INITIALIZER, .mu = PTHREAD_MUTEX_INITIALIZER, .doze_mu = PTHREAD_MUTEX_INITIALIZER,
-           .wake = PTHREAD_COND_INITIALIZER};
 
 static void on_kick(int sig) {
   (void)sig;
   int saved = errno;
   for (ty_fence *f = atomic_load_explicit(&running, memory_order_relaxed); f; f = f->outer) {
-    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
-    if (atomic_load_explicit(&f->kicked, memory_order_acquire) != seq || f->armed || !f->cur) continue;
+    uint64_t seq = atomic_load_explicit(&f->w.seq, memory_order_relaxed);
+    if (atomic_load_explicit(&f->w.kicked, memory_order_acquire) != seq || f->armed || !f->cur) continue;
     f->armed = 1;
     lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
   }
   errno = saved;
-}
-
-/* Publishes a reading of f's owner's CPU time, taken before seq was read (under watch.mu). */
-static void publish_sample(ty_fence *f, uint64_t cpu, uint64_t seq) {
-  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_relaxed);
-  atomic_store_explicit(&f->sample_v, v + 1, memory_order_relaxed);
-  atomic_thread_fence(memory_order_release);
-  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
-  if (last_seq != seq) {
-    atomic_store_explicit(&f->prev_cpu, atomic_load_explicit(&f->last_cpu, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&f->prev_seq, last_seq, memory_order_relaxed);
-  }
-  atomic_store_explicit(&f->last_cpu, cpu, memory_order_relaxed);
-  atomic_store_explicit(&f->last_seq, seq, memory_order_relaxed);
-  atomic_store_explicit(&f->sample_v, v + 2, memory_order_release);
-}
-
-/* One look at every watched fence; true when a call ran since the last. The owner's CPU time is read before its sequence number
- * and published with it: a call with a greater number began after the reading, so the
- * reading is a floor of the thread's CPU time at the call's start. */
-static bool tick(uint64_t now) {
-  ty_fence *read_for = NULL; /* the fence whose owner `cpu` is the reading of */
-  uint64_t cpu = NO_FLOOR;
-  bool ran = false;
-  for (ty_fence *f = watch.list; f; f = f->next_watched) {
-    if (!read_for || !pthread_equal(read_for->owner, f->owner)) { /* one reading per thread */
-      struct timespec ts;
-      read_for = f;
-      cpu = f->cpu_clock_ok && clock_gettime(f->cpu_clock, &ts) == 0 ? ns_of(ts) : NO_FLOOR;
-    }
-    uint64_t seq = atomic_load_explicit(&f->seq, memory_order_acquire);
-    ran = ran || seq != f->seen_seq || (seq & 1);
-    f->seen_seq = seq;
-    if (cpu != NO_FLOOR) publish_sample(f, cpu, seq);
-    if (!(seq & 1) || atomic_load_explicit(&f->kicked, memory_order_relaxed) == seq) continue;
-    uint64_t since = atomic_load_explicit(&f->since, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&f->seq, memory_order_relaxed) != seq || now < since + GRACE_NS) continue;
-    atomic_store_explicit(&f->kicked, seq, memory_order_release);
-    pthread_kill(f->owner, KICK_SIGNAL);
-  }
-  return ran;
-}
-
-/* Sleeps until a call starts (ty_fence_arm wakes it), the watchdog stops, or a second passes,
- * unless a call started since the last tick. */
-static void doze(void) {
-  pthread_mutex_lock(&watch.doze_mu);
-  atomic_store(&watch.dozing, true); /* then the sequence numbers: a call starting now sees one or the other */
-  pthread_mutex_lock(&watch.mu);
-  bool quiet = true;
-  for (ty_fence *f = watch.list; f; f = f->next_watched) quiet = quiet && atomic_load(&f->seq) == f->seen_seq;
-  pthread_mutex_unlock(&watch.mu);
-  struct timespec until;
-  clock_gettime(CLOCK_MONOTONIC, &until);
-  until.tv_sec++;
-  while (quiet && atomic_load(&watch.dozing) && !atomic_load(&watch.stopping))
-    if (pthread_cond_timedwait(&watch.wake, &watch.doze_mu, &until) == ETIMEDOUT) break;
-  atomic_store(&watch.dozing, false);
-  pthread_mutex_unlock(&watch.doze_mu);
-}
-
-/* For ty_fence_arm, after the call's sequence number: wakes a dozing watchdog. */
-static void wake_watchdog(void) {
-  pthread_mutex_lock(&watch.doze_mu);
-  atomic_store(&watch.dozing, false);
-  pthread_cond_signal(&watch.wake);
-  pthread_mutex_unlock(&watch.doze_mu);
-}
-
-static void *watchdog(void *unused) {
-  (void)unused;
-  const struct timespec period = {0, TICK_NS};
-  int quiet = 0;
-  while (!atomic_load(&watch.stopping)) {
-    clock_nanosleep(CLOCK_MONOTONIC, 0, &period, NULL);
-    pthread_mutex_lock(&watch.mu);
-    bool ran = tick(ty_fence_now_ns());
-    pthread_mutex_unlock(&watch.mu);
-    quiet = ran ? 0 : quiet + 1;
-    if (quiet >= DOZE_TICKS) {
-      doze();
-      quiet = 0;
-    }
-  }
-  return NULL;
-}
-
-static void init_wake(void) { /* the doze's timeout is on CLOCK_MONOTONIC */
-  pthread_condattr_t a;
-  pthread_condattr_init(&a);
-  pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
-  pthread_cond_destroy(&watch.wake);
-  pthread_cond_init(&watch.wake, &a);
-  pthread_condattr_destroy(&a);
-}
-
-/* Starts the signal handler and the thread with the first fence. false: no thread (the
- * fence stays eager). */
-static bool start_watchdog(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_kick;
-  sa.sa_flags = SA_RESTART; /* blocking calls the Lua thread is in when kicked go on */
-  sigemptyset(&sa.sa_mask);
-  if (sigaction(KICK_SIGNAL, &sa, NULL) != 0) return false;
-  sigset_t all, old;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &old); /* the thread takes no signal: the process's go elsewhere */
-  atomic_store(&watch.stopping, false);
-  static pthread_once_t once = PTHREAD_ONCE_INIT;
-  pthread_once(&once, init_wake);
-  bool ok = pthread_create(&watch.thread, NULL, watchdog, NULL) == 0;
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  if (ok) pthread_setname_np(watch.thread, "tycho-fence"); /* what top and ps show */
-  return ok;
-}
-
-static bool watch_fence(ty_fence *f) {
-  pthread_mutex_lock(&watch.life);
-  bool ok = watch.on || start_watchdog();
-  if (ok) {
-    watch.on = true;
-    pthread_mutex_lock(&watch.mu);
-    f->owner = pthread_self();
-    f->cpu_clock_ok = pthread_getcpuclockid(f->owner, &f->cpu_clock) == 0; /* else: charged by the time */
-    /* a first floor, so that no call is charged by the time alone, which counts a wait (a
-     * disk's fsync under sqlite) as if Lua ran through it */
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) publish_sample(f, ns_of(ts), atomic_load(&f->seq));
-    f->next_watched = watch.list;
-    watch.list = f;
-    f->watched = true;
-    pthread_mutex_unlock(&watch.mu);
-  }
-  pthread_mutex_unlock(&watch.life);
-  return ok;
-}
-
-static void unwatch_fence(ty_fence *f) {
-  if (!f->watched) return;
-  pthread_mutex_lock(&watch.life);
-  pthread_mutex_lock(&watch.mu);
-  for (ty_fence **p = &watch.list; *p; p = &(*p)->next_watched)
-    if (*p == f) {
-      *p = f->next_watched;
-      break;
-    }
-  f->watched = false;
-  bool last = !watch.list;
-  pthread_mutex_unlock(&watch.mu);
-  if (last) {
-    atomic_store(&watch.stopping, true);
-    wake_watchdog();
-    pthread_join(watch.thread, NULL);
-    watch.on = false;
-  }
-  pthread_mutex_unlock(&watch.life);
 }
 
 /* A call switches to L (a coroutine, or back to its resumer): L gets the hook when the call
@@ -300,7 +115,7 @@ static void sync_hook(ty_fence *f, lua_State *L) {
 static const char anchor_key = 0;
 
 static int anchor_gc(lua_State *S) {
-  unwatch_fence(*(ty_fence **)lua_touserdata(S, 1));
+  ty_fence_unwatch(&(*(ty_fence **)lua_touserdata(S, 1))->w);
   return 0;
 }
 
@@ -317,14 +132,14 @@ void ty_fence_install(lua_State *S, ty_fence *f) {
 /* The owner's CPU time at a moment before the running call began (the watchdog's latest
  * reading from before it), or NO_FLOOR. */
 static uint64_t cpu_floor(ty_fence *f) {
-  uint64_t v = atomic_load_explicit(&f->sample_v, memory_order_acquire);
-  uint64_t last_cpu = atomic_load_explicit(&f->last_cpu, memory_order_relaxed);
-  uint64_t last_seq = atomic_load_explicit(&f->last_seq, memory_order_relaxed);
-  uint64_t prev_cpu = atomic_load_explicit(&f->prev_cpu, memory_order_relaxed);
-  uint64_t prev_seq = atomic_load_explicit(&f->prev_seq, memory_order_relaxed);
+  uint64_t v = atomic_load_explicit(&f->w.sample_v, memory_order_acquire);
+  uint64_t last_cpu = atomic_load_explicit(&f->w.last_cpu, memory_order_relaxed);
+  uint64_t last_seq = atomic_load_explicit(&f->w.last_seq, memory_order_relaxed);
+  uint64_t prev_cpu = atomic_load_explicit(&f->w.prev_cpu, memory_order_relaxed);
+  uint64_t prev_seq = atomic_load_explicit(&f->w.prev_seq, memory_order_relaxed);
   atomic_thread_fence(memory_order_acquire);
-  if (!v || (v & 1) || atomic_load_explicit(&f->sample_v, memory_order_relaxed) != v) return NO_FLOOR; /* none, or being written */
-  uint64_t seq = atomic_load_explicit(&f->seq, memory_order_relaxed);
+  if (!v || (v & 1) || atomic_load_explicit(&f->w.sample_v, memory_order_relaxed) != v) return NO_FLOOR; /* none, or being written */
+  uint64_t seq = atomic_load_explicit(&f->w.seq, memory_order_relaxed);
   return last_seq < seq ? last_cpu : prev_seq < seq ? prev_cpu : NO_FLOOR;
 }
 
@@ -336,7 +151,7 @@ static uint64_t unhooked_bound(ty_fence *f, bool tight) {
   uint64_t ns = ty_fence_now_ns() - f->start_ns, floor;
   struct timespec ts;
   if (tight && (floor = cpu_floor(f)) != NO_FLOOR && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
-    uint64_t cpu = ns_of(ts);
+    uint64_t cpu = ty_fence_ns_of(ts);
     if (cpu >= floor && cpu - floor < ns) ns = cpu - floor;
   }
   return ns * MAX_STEPS_PER_NS;
@@ -423,14 +238,14 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   f->cur = S;
   f->lazy_call = f->lazy && (!f->limit || f->limit >= LAZY_MIN_LIMIT) &&
                  (f->time_limit <= 0 || f->time_limit >= LAZY_MIN_SECONDS);
-  if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
+  if (atomic_load_explicit(&f->w.seq, memory_order_relaxed) & 1) {
     /* a call of this fence inside a lazy one of its own: hooked, within the outer's watch */
     f->lazy_call = false;
     f->nested++;
   }
-  if (f->lazy_call && !(f->watched && pthread_equal(f->owner, pthread_self()))) {
-    unwatch_fence(f); /* its calls moved to another thread */
-    if (!watch_fence(f)) f->lazy_call = f->lazy = false; /* no watchdog: eager from here */
+  if (f->lazy_call && !(f->w.watched && pthread_equal(f->w.owner, pthread_self()))) {
+    ty_fence_unwatch(&f->w); /* its calls moved to another thread */
+    if (!ty_fence_watch(&f->w, on_kick)) f->lazy_call = f->lazy = false; /* no watchdog: eager from here */
   }
   if (!f->lazy_call) {
     lua_sethook(S, count_hook, LUA_MASKCOUNT, f->step);
@@ -440,9 +255,9 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   f->armed = 0;
   if (lua_gethook(S)) lua_sethook(S, NULL, 0, 0);
   f->start_ns = ty_fence_now_ns();
-  atomic_store_explicit(&f->since, f->start_ns, memory_order_relaxed);
-  atomic_store(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1); /* then dozing: see doze */
-  if (atomic_load(&watch.dozing)) wake_watchdog();
+  atomic_store_explicit(&f->w.since, f->start_ns, memory_order_relaxed);
+  atomic_store(&f->w.seq, atomic_load_explicit(&f->w.seq, memory_order_relaxed) + 1); /* then dozing: see doze */
+  ty_fence_watch_wake();
   f->outer = atomic_load_explicit(&running, memory_order_relaxed);
   atomic_store_explicit(&running, f, memory_order_relaxed);
 }
@@ -450,8 +265,8 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
 void ty_fence_disarm(ty_fence *f) {
   if (f->nested) {
     f->nested--;
-  } else if (atomic_load_explicit(&f->seq, memory_order_relaxed) & 1) {
-    atomic_store_explicit(&f->seq, atomic_load_explicit(&f->seq, memory_order_relaxed) + 1, memory_order_release);
+  } else if (atomic_load_explicit(&f->w.seq, memory_order_relaxed) & 1) {
+    atomic_store_explicit(&f->w.seq, atomic_load_explicit(&f->w.seq, memory_order_relaxed) + 1, memory_order_release);
     atomic_store_explicit(&running, f->outer, memory_order_relaxed);
   }
   f->lazy_call = false;

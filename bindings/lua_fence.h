@@ -14,6 +14,7 @@
 #define TY_LUA_FENCE_H
 
 #include "bindings.h"
+#include "lua_fence_watch.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -49,20 +50,9 @@ typedef struct ty_fence {
                                 * signal set the hook on the running thread, and the threads
                                 * the call switches to get it too */
   uint64_t start_ns;   /* the running call's start (ty_fence_now_ns) */
-  _Atomic uint64_t seq;    /* for the watchdog: odd while a call runs, one more at each start and end */
-  _Atomic uint64_t since;  /* ... the running call's start */
-  _Atomic uint64_t kicked; /* the seq the watchdog signalled for */
-  /* the watchdog's readings of the owner's CPU time, each with seq as read just after it: the
-   * latest, and the latest before it with another seq (a seqlock: sample_v) */
-  _Atomic uint64_t sample_v, last_cpu, last_seq, prev_cpu, prev_seq;
-  clockid_t cpu_clock; /* the owner's CPU time */
-  uint64_t seen_seq;   /* the watchdog's: seq at its last tick */
-  bool cpu_clock_ok;
+  ty_fence_watched w;  /* what the watchdog reads and writes (lua_fence_watch.h) */
   struct ty_fence *outer;  /* the fence whose call was running on this thread when this one's began */
   int nested;              /* calls of this fence running inside its own lazy one */
-  bool watched;        /* known to the watchdog */
-  pthread_t owner;     /* the thread that runs its calls (the one that armed it first) */
-  struct ty_fence *next_watched;
 } ty_fence;
 
 /* Puts f in S's context (ty_ctx_open first), where every thread made from S finds it; when S
@@ -85,7 +75,5 @@ void ty_fence_charge(lua_State *S, size_t steps);
 void ty_fence_note_alloc(ty_fence *f, size_t grown);
 /* Makes S raise at its first instruction (finalizers run at lua_close). */
 void ty_fence_stop(lua_State *S);
-/* CLOCK_MONOTONIC in nanoseconds: the clock lazy calls are charged by. */
-uint64_t ty_fence_now_ns(void);
 
 #endif

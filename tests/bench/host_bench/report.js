@@ -81,4 +81,4 @@ check(a.idleBytesPerConnection != null && a.idleBytesPerConnection <= 5120,
 // The raw figure holds the generator's own delay too: its lag p99 is printed beside it.
 check(a['editLatencyMs.p99'] <= 5,
   `p99 edit fan-out <= 5 ms (${fmt(a['editLatencyMs.p99'])} ms raw; generator lag p99 ${fmt(a.generatorLagMsP99)} ms)`);
-check(ratio >= 3, `>= 3x Colyseus messages per CPU-second (${ratio.toFixed(2)}x)`);
+check(ratio >= 6, `>= 6x Colyseus messages per CPU-second (${ratio.toFixed(2)}x)`);
