@@ -75,33 +75,6 @@ static void call_method(lua_State *L, int inst_idx, const char *method, int scen
   ls_call_hook(L, 1, scene_idx, method, object, inst_idx);
 }
 
-void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs) {
-  int args = lua_gettop(L) - nargs + 1;
-  ty_world *W = world_of(L);
-  push_instances(L);
-  int inst_tab = lua_gettop(L);
-  /* A hook may add or remove components (or disable the object): check each time round. */
-  for (uint32_t i = 0; ty_object_alive(W, id) && ty_object_active(W, id) && i < ty_object_component_count(W, id);
-       i++) {
-    int32_t ref = ty_object_components(W, id)[i].ref;
-    if (ref == TY_COMPONENT_REMOVED) continue;
-    lua_rawgeti(L, inst_tab, ref);
-    int inst = lua_gettop(L);
-    lua_getfield(L, inst, "enabled");
-    bool off = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    if (!off && lua_getfield(L, inst, method) == LUA_TFUNCTION) {
-      lua_pushvalue(L, inst);
-      for (int a = 0; a < nargs; a++) lua_pushvalue(L, args + a);
-      ls_call_hook(L, nargs + 1, scene_idx, method, id, inst);
-    } else if (!off) {
-      lua_pop(L, 1);
-    }
-    lua_settop(L, inst_tab);
-  }
-  lua_settop(L, args - 1);
-}
-
 void ty_lua_call_found(lua_State *L, int scene_idx, ty_id id, const char *method,
                        int (*push)(lua_State *L, void *user), void *user) {
   ty_world *W = world_of(L);

@@ -72,12 +72,10 @@ void ty_lua_set_local(lua_State *L, ty_id id, int kind, const float *v);
  * one that keeps the answer may trust it while ctx->locals_epoch stays the same. */
 uint32_t ty_lua_local_slot(lua_State *L, ty_id id, int kind);
 /* Calls method(instance, args...) protected on every enabled component of id that has it
- * (none while id or an ancestor is disabled, as for phase hooks),
- * errors reported as the tick reports them; pops the nargs arguments on top of the stack. */
-void ty_lua_call_components(lua_State *L, int scene_idx, ty_id id, const char *method, int nargs);
-/* As ty_lua_call_components, for a hook looked up on the instance, else on its class (its
+ * (none while id or an ancestor is disabled, as for phase hooks), errors reported as the
+ * tick reports them. The hook is looked up on the instance, else on its class (its
  * metatable), without calling an __index function (the physics components route their
- * fields through one), and whose arguments cost something to make: push(L, user) pushes
+ * fields through one), and its arguments may cost something to make: push(L, user) pushes
  * them and returns how many, once, before the first call, and not at all when no component
  * has the hook. For the contact hooks: the other object and a contact table are made only
  * for an object that hears the contact, and once for all of its components. */
