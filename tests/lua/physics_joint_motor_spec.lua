@@ -3,23 +3,10 @@
 
 local GameObject, Scene = tycho.GameObject, tycho.Scene
 
-local DT = 1 / 60
+local J = dofile(require("tycho.testing").here() .. "/fixtures/joint_bodies.lua")
+local DT = J.DT
 
-local function run(scene, ticks)
-  for _ = 1, ticks do scene:update(DT) end
-end
-
-local function body(scene, name, pos, dims, opts)
-  local go = GameObject.new { name = name, position = pos }
-  go:addComponent(dims == 2 and tycho.RigidBody2D or tycho.RigidBody, opts or {})
-  if dims == 2 then
-    go:addComponent(tycho.CircleCollider2D, { radius = 0.25 })
-  else
-    go:addComponent(tycho.SphereCollider, { radius = 0.25 })
-  end
-  scene:add(go)
-  return go
-end
+local run, body = J.run, J.balls(0.25)
 
 local function world(scene, dims)
   return dims == 2 and scene.physics2d or scene.physics
