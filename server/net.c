@@ -497,6 +497,14 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   return 0;
 }
 
+/* A write outside lws failed: the client is closed at the TCP level, as on_writeable does
+ * (no close frame after what may be a cut frame), once lws's timeout fires. */
+static void write_failed(ty_client *c) {
+  ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
+  c->closed = c->closing = true;
+  lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
 /* Writes c's queue straight to its socket (plain TCP), at the end of the turn that queued it:
  * no writable callback asked for, so no epoll_ctl to add POLLOUT and none to take it off.
  * What the socket does not take goes the lws way (on_writeable) as before; a frame the
@@ -510,9 +518,7 @@ static void flush_client(ty_client *c) {
   if (queued) {
     ssize_t n = send(lws_get_socket_fd(c->wsi), c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-      ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
-      c->closed = c->closing = true; /* closed at the TCP level, as on_writeable does */
-      lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+      write_failed(c);
       return;
     }
     if (n > 0) {
@@ -521,9 +527,7 @@ static void flush_client(ty_client *c) {
       if (c->frame_end > c->out_off) { /* a frame cut: lws finishes it */
         size_t rest = c->frame_end - c->out_off;
         if (lws_write(c->wsi, c->out + c->out_off, rest, LWS_WRITE_RAW) < (int)rest) {
-          ty_log("net_write_failed", "client %llu: write failed: dropped", (unsigned long long)c->id);
-          c->closed = c->closing = true;
-          lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+          write_failed(c);
           return;
         }
         c->out_off = c->frame_end;
