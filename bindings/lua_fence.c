@@ -38,9 +38,12 @@
  *     any core we know dispatches an interpreter. So the count can only be too high: a lazy
  *     call is never let past its budget, and is stopped earlier than an exact count would
  *     stop it by what the charge overestimates (about 4 M steps per millisecond unhooked:
- *     4 to 8 % of the default budget when the watchdog gets its core at once). Until the hook
- *     comes, ty_fence_charge weighs the same bound without keeping it, so C work cannot pass
- *     the budget unnoticed either.
+ *     4 to 8 % of the default budget when the watchdog gets its core at once). The stretch
+ *     ends at the signal (on_kick reads both clocks, which is async-signal-safe): a long C
+ *     function the call is in then (a big world's load) runs no Lua instruction before the
+ *     hook's first call, so its time is not charged as instructions, as an eager fence never
+ *     charged it. Until the signal comes, ty_fence_charge weighs the same bound without
+ *     keeping it.
  *   - memory debt wakes the hook as it always did; in a call not armed yet the hook weighs
  *     the debt and the time bound and takes itself off again. A coroutine the call switches
  *     to, or back from, gets the hook when the call is armed and loses one it kept from an
@@ -89,6 +92,9 @@ static void on_kick(int sig) {
   for (ty_fence *f = atomic_load_explicit(&running, memory_order_relaxed); f; f = f->outer) {
     uint64_t seq = atomic_load_explicit(&f->w.seq, memory_order_relaxed);
     if (atomic_load_explicit(&f->w.kicked, memory_order_acquire) != seq || f->armed || !f->cur) continue;
+    struct timespec now, cpu; /* clock_gettime is async-signal-safe */
+    f->armed_ns = clock_gettime(CLOCK_MONOTONIC, &now) == 0 ? ty_fence_ns_of(now) : 0;
+    f->armed_cpu = clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) == 0 ? ty_fence_ns_of(cpu) : 0;
     f->armed = 1;
     lua_sethook(f->cur, count_hook, LUA_MASKCOUNT, 1);
   }
@@ -148,10 +154,14 @@ static uint64_t cpu_floor(ty_fence *f) {
  * floor if less (on a busy machine the thread runs only part of the time; one system call
  * to know it). */
 static uint64_t unhooked_bound(ty_fence *f, bool tight) {
-  uint64_t ns = ty_fence_now_ns() - f->start_ns, floor;
+  /* An armed call ran unhooked only until the signal: a long C function it was in then (a
+   * world's load) runs no Lua instruction before the hook's first call. */
+  bool kicked = f->armed && f->armed_ns;
+  uint64_t ns = (kicked ? f->armed_ns : ty_fence_now_ns()) - f->start_ns, floor;
   struct timespec ts;
-  if (tight && (floor = cpu_floor(f)) != NO_FLOOR && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) {
-    uint64_t cpu = ty_fence_ns_of(ts);
+  if (tight && (floor = cpu_floor(f)) != NO_FLOOR &&
+      ((kicked && f->armed_cpu) || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)) {
+    uint64_t cpu = kicked && f->armed_cpu ? f->armed_cpu : ty_fence_ns_of(ts);
     if (cpu >= floor && cpu - floor < ns) ns = cpu - floor;
   }
   return ns * MAX_STEPS_PER_NS;
@@ -253,6 +263,7 @@ void ty_fence_arm(ty_fence *f, lua_State *S) {
   }
   f->charged = false;
   f->armed = 0;
+  f->armed_ns = f->armed_cpu = 0;
   if (lua_gethook(S)) lua_sethook(S, NULL, 0, 0);
   f->start_ns = ty_fence_now_ns();
   atomic_store_explicit(&f->w.since, f->start_ns, memory_order_relaxed);

@@ -50,6 +50,9 @@ typedef struct ty_fence {
                                 * signal set the hook on the running thread, and the threads
                                 * the call switches to get it too */
   uint64_t start_ns;   /* the running call's start (ty_fence_now_ns) */
+  /* when the signal set the hook (monotonic, and the thread's CPU time; 0: not read): the
+   * unhooked stretch ends there, whatever C work runs before the next instruction */
+  volatile uint64_t armed_ns, armed_cpu;
   ty_fence_watched w;  /* what the watchdog reads and writes (lua_fence_watch.h) */
   struct ty_fence *outer;  /* the fence whose call was running on this thread when this one's began */
   int nested;              /* calls of this fence running inside its own lazy one */
