@@ -37,6 +37,7 @@
 struct ty_client {
   ty_net *net;
   struct lws *wsi;
+  int fd; /* its socket's (lws_get_socket_fd reads the wsi, a cache miss a call on a busy host) */
   uint64_t id;
   void *user;
   ty_client *prev, *next; /* every live client, for shutdown */
@@ -268,6 +269,7 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
   memset(c, 0, sizeof *c);
   c->net = net;
   c->wsi = wsi;
+  c->fd = lws_get_socket_fd(wsi);
   c->id = ++net->next_id;
   c->next = net->clients;
   if (net->clients) net->clients->prev = c;
@@ -592,7 +594,7 @@ static void flush_client(ty_client *c) {
   size_t queued = c->out_len - c->out_off;
   if (c->closed || c->waiting) return;
   if (queued) {
-    ssize_t n = send(lws_get_socket_fd(c->wsi), c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = send(c->fd, c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       write_failed(c);
       return;
@@ -742,7 +744,7 @@ static void rx_start(ty_client *c) {
   if (lws_rx_flow_control(c->wsi, 0) < 0) return;
   c->direct_rx = true;
   ty_ws_rx_init(&c->ws, c->net->cfg.max_frame);
-  ev_io_init(&c->rx_w, on_readable, lws_get_socket_fd(c->wsi), EV_READ);
+  ev_io_init(&c->rx_w, on_readable, c->fd, EV_READ);
   c->rx_w.data = c;
   ev_io_start(c->net->loop, &c->rx_w);
 }
