@@ -124,6 +124,7 @@ typedef struct guard {
   bool in_frames;    /* past the request head */
   bool refused;      /* an unmasked frame came: nothing more goes to lws */
   bool frame_seen;   /* a byte past the request head came: lws holds it, so lws reads on */
+  bool direct;       /* read by the host (rx_start): what lws reads at its close is not followed */
   uint8_t head_match; /* bytes of "\r\n\r\n" matched */
   uint8_t hdr[14];   /* the frame header read so far */
   uint8_t hdr_len;
@@ -200,7 +201,7 @@ static ssize_t real_recv(int fd, void *buf, size_t len, int flags) {
 ssize_t recv(int fd, void *buf, size_t len, int flags) {
   guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
   ssize_t n = real_recv(fd, buf, len, flags);
-  if (!g || g->tls || n <= 0 || (flags & MSG_PEEK)) return n;
+  if (!g || g->tls || g->direct || n <= 0 || (flags & MSG_PEEK)) return n;
   if (g->refused) { /* read and dropped: lws must not see it, nor wait on it */
     errno = EAGAIN;
     return -1;
@@ -739,14 +740,15 @@ static void on_readable(struct ev_loop *loop, ev_io *w, int revents) {
   rx_bytes(c, buf, (size_t)n);
 }
 
-/* Takes c's input from lws, right after its handshake. */
-static void rx_start(ty_client *c) {
-  if (lws_rx_flow_control(c->wsi, 0) < 0) return;
+/* Takes c's input from lws, right after its handshake; false where lws keeps it. */
+static bool rx_start(ty_client *c) {
+  if (lws_rx_flow_control(c->wsi, 0) < 0) return false;
   c->direct_rx = true;
   ty_ws_rx_init(&c->ws, c->net->cfg.max_frame);
   ev_io_init(&c->rx_w, on_readable, c->fd, EV_READ);
   c->rx_w.data = c;
   ev_io_start(c->net->loop, &c->rx_w);
+  return true;
 }
 
 /* Writes the pending net_client_cap line when a second has passed since the last one. */
@@ -844,7 +846,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         ty_client_close(p->client, 1002, "unmasked frame");
         return 0;
       }
-      if (net->direct && !g->tls && !g->frame_seen) rx_start(p->client);
+      if (net->direct && !g->tls && !g->frame_seen) g->direct = rx_start(p->client);
     }
     char path[256] = "/";
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) {

@@ -5,8 +5,9 @@
 //   node raw.js PORT '[{"open":"a","path":"/echo"}, {"send":"a","text":"{}","masked":false}]'
 // PORT may be written wss:PORT: the connections then speak TLS and accept any certificate.
 // Steps (NAME names a connection):
-//   {"open":NAME, "path":"/x"}        TCP connect and handshake: {"open":NAME} once the answer is
-//                                     101, else {"refused":NAME,"status":N,"text":...} or {"error":...}
+//   {"open":NAME, "path":"/x", "early":".."}  TCP connect and handshake: {"open":NAME} once the
+//                                     answer is 101, else {"refused":NAME,"status":N,"text":...} or
+//                                     {"error":...}; early: a text frame written with the request
 //   {"send":NAME, "text":"..", "masked":BOOL}  one text frame (masked unless masked is false)
 //   {"frames":NAME, "list":[FRAME...], "times":N, "split":K, "bytes":B}  frames (the list N times
 //                                     over) written back to back, as one write, or K bytes a write
@@ -81,7 +82,7 @@ function validUtf8(buf) {
   }
 }
 
-function open(name, path) {
+function open(name, path, early) {
   return new Promise((resolve) => {
     const sock = secure ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false })
       : net.connect(port, '127.0.0.1');
@@ -95,8 +96,9 @@ function open(name, path) {
     };
     sock.on(secure ? 'secureConnect' : 'connect', () => {
       const key = crypto.randomBytes(16).toString('base64');
-      sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
-        + `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      const head = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n`
+        + `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      sock.write(early === undefined ? head : Buffer.concat([head, frame(0x1, Buffer.from(early), true)]));
     });
     sock.on('data', (data) => {
       c.buf = Buffer.concat([c.buf, data]);
@@ -172,7 +174,7 @@ async function idle(n, ms) {
 async function main() {
   for (const [i, s] of steps.entries()) {
     if (s.open) {
-      out(await within(open(s.open, s.path || '/'), i));
+      out(await within(open(s.open, s.path || '/', s.early), i));
     } else if (s.send) {
       conns[s.send].sock.write(frame(0x1, Buffer.from(s.text), s.masked !== false));
     } else if (s.frames) {

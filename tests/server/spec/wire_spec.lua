@@ -194,6 +194,21 @@ describe("tycho serve on the wire", function()
     end)
   end)
 
+  it("serves a client whose first frame came with its handshake (lws reads that one on)", function()
+    withEcho(function(s)
+      local ev = H.raw(s.port, {
+        { open = "a", path = "/echo", early = '{"early":1}' }, { recv = "a" },
+        { frames = "a", list = { { text = '{"la', fin = false }, { op = 9, hex = "07" }, { op = 0, text = 'ter":2}' } } },
+        { recv = "a" }, { recv = "a" },
+      })
+      local texts = {}
+      for _, e in ipairs(ev) do if e.recv == "a" and e.text then texts[#texts + 1] = tycho.json.decode(e.text) end end
+      assert.same({ t = "echo", data = { early = 1 } }, texts[1], H.readFile(s.log))
+      assert.same({ t = "echo", data = { later = 2 } }, texts[2])
+      assert.is_not_nil(H.find(ev, function(e) return e.pong == "07" end))
+    end)
+  end)
+
   it("hands text that is not UTF-8 to the module's decoder as it is, and keeps the connection", function()
     withEcho(function(s)
       local ev = H.raw(s.port, {
