@@ -8,12 +8,14 @@
  * loop) waits for LWS_CALLBACK_SERVER_WRITEABLE, handed to lws raw in sends of BATCH_MAX at
  * most. On a busy room a syscall or an allocation per frame would cost more than everything
  * else together, and asking lws for each writable callback costs two epoll_ctl; an idle
- * client holds no buffer at all. Incoming messages are handed over
- * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
- * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
- * as a pong does. Open connections are counted from accept to close, and one past
- * max_clients is answered 503 and closed at once, so that accept() never meets the process's
- * descriptor limit (where it would fail on every turn of the loop). */
+ * client holds no buffer at all. Reads are the same on plain TCP on that loop: once lws has
+ * done the handshake, the host reads the socket itself, one recv per readiness, and parses
+ * the frames with server/ws_frames.c (see "the direct read path" below); elsewhere lws reads.
+ * Incoming messages are handed over from the read buffer when whole, and only gathered (never
+ * past max_frame) when they come in parts; heartbeat is lws's validity policy, and a message
+ * received counts as a sign of life as a pong does. Open connections are counted from accept
+ * to close, and one past max_clients is answered 503 and closed at once, so that accept()
+ * never meets the process's descriptor limit (where it would fail on every turn of the loop). */
 #define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv and SSL_read) */
 #include "net.h"
 
