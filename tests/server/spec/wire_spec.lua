@@ -181,6 +181,7 @@ describe("tycho serve on the wire", function()
         steps[#steps + 1] = { frames = name, list = list, bytes = name == "big" and 16 or nil }
         steps[#steps + 1] = { closed = name }
       end
+      steps[#steps + 1] = { sleep = 300 } -- the last one's leave goes before "after" joins
       steps[#steps + 1] = { open = "after", path = "/echo" }
       steps[#steps + 1] = { send = "after", text = '{"ok":1}' }
       steps[#steps + 1] = { recv = "after" }
