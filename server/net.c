@@ -8,12 +8,14 @@
  * loop) waits for LWS_CALLBACK_SERVER_WRITEABLE, handed to lws raw in sends of BATCH_MAX at
  * most. On a busy room a syscall or an allocation per frame would cost more than everything
  * else together, and asking lws for each writable callback costs two epoll_ctl; an idle
- * client holds no buffer at all. Incoming messages are handed over
- * from lws's buffer when whole, and only gathered (never past max_frame) when they come in
- * parts; heartbeat is lws's validity policy, and a message received counts as a sign of life
- * as a pong does. Open connections are counted from accept to close, and one past
- * max_clients is answered 503 and closed at once, so that accept() never meets the process's
- * descriptor limit (where it would fail on every turn of the loop). */
+ * client holds no buffer at all. Reads are the same on plain TCP on that loop: once lws has
+ * done the handshake, the host reads the socket itself, one recv per readiness, and parses
+ * the frames with server/ws_frames.c (see "the direct read path" below); elsewhere lws reads.
+ * Incoming messages are handed over from the read buffer when whole, and only gathered (never
+ * past max_frame) when they come in parts; heartbeat is lws's validity policy, and a message
+ * received counts as a sign of life as a pong does. Open connections are counted from accept
+ * to close, and one past max_clients is answered 503 and closed at once, so that accept()
+ * never meets the process's descriptor limit (where it would fail on every turn of the loop). */
 #define _GNU_SOURCE 1 /* Required for: RTLD_NEXT (the masking guard's recv and SSL_read) */
 #include "net.h"
 
@@ -32,10 +34,12 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "ws_frames.h"
 
 struct ty_client {
   ty_net *net;
   struct lws *wsi;
+  int fd; /* its socket's (lws_get_socket_fd reads the wsi, a cache miss a call on a busy host) */
   uint64_t id;
   void *user;
   ty_client *prev, *next; /* every live client, for shutdown */
@@ -52,6 +56,11 @@ struct ty_client {
   bool waiting;   /* asked lws for a writable callback: its output goes from on_writeable */
   ty_client *flush_next;
   struct guard *guard; /* its masking guard (see recv below) */
+  bool direct_rx;   /* read here (on_readable), not by lws: see rx_start */
+  bool close_sent;  /* direct_rx: our close frame is queued (ours, not lws's) */
+  bool close_done;  /* direct_rx: the peer's close came, or its input broke: killed once the queue is out */
+  ev_io rx_w;       /* direct_rx: its socket's readiness */
+  ty_ws_rx ws;      /* direct_rx: its frames as they come */
   double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
   char close_reason[124];
@@ -60,6 +69,7 @@ struct ty_client {
 #define BATCH_MAX (32 * 1024) /* bytes handed to one send */
 #define OUT_MIN 4096           /* first size of a client's outgoing buffer: a broadcast round fits */
 #define RX_BUFFER 256          /* lws's receive buffer per connection */
+#define RX_READ 4096           /* bytes one direct read takes at most (as lws's service buffer) */
 #define TRIM_QUIET 1.0         /* seconds without a message in or out before heap_trim */
 #define SPARE_MAX 1024         /* drained OUT_MIN buffers kept for the next turn's sends */
 
@@ -115,6 +125,8 @@ typedef struct guard {
   bool tls;          /* its bytes are followed through SSL_read, not recv */
   bool in_frames;    /* past the request head */
   bool refused;      /* an unmasked frame came: nothing more goes to lws */
+  bool frame_seen;   /* a byte past the request head came: lws holds it, so lws reads on */
+  bool direct;       /* read by the host (rx_start): what lws reads at its close is not followed */
   uint8_t head_match; /* bytes of "\r\n\r\n" matched */
   uint8_t hdr[14];   /* the frame header read so far */
   uint8_t hdr_len;
@@ -155,6 +167,7 @@ static size_t guard_follow(guard *g, const uint8_t *p, size_t n) {
     if (g->head_match < 4) return n;
     g->in_frames = true;
   }
+  if (i < n) g->frame_seen = true;
   while (i < n) {
     if (g->left) { /* a payload: skipped whole */
       size_t k = n - i < g->left ? n - i : (size_t)g->left;
@@ -179,13 +192,18 @@ static size_t guard_follow(guard *g, const uint8_t *p, size_t n) {
   return n;
 }
 
-/* lws reads every connection through recv(): see the masking guard above. */
-ssize_t recv(int fd, void *buf, size_t len, int flags) {
+/* libc's recv, under the one defined below. */
+static ssize_t real_recv(int fd, void *buf, size_t len, int flags) {
   static ssize_t (*next)(int, void *, size_t, int);
   if (!next) next = (ssize_t (*)(int, void *, size_t, int))dlsym(RTLD_NEXT, "recv");
+  return next(fd, buf, len, flags);
+}
+
+/* lws reads every connection through recv(): see the masking guard above. */
+ssize_t recv(int fd, void *buf, size_t len, int flags) {
   guard *g = fd >= 0 && fd < guards_n ? guards[fd] : NULL;
-  ssize_t n = next(fd, buf, len, flags);
-  if (!g || g->tls || n <= 0 || (flags & MSG_PEEK)) return n;
+  ssize_t n = real_recv(fd, buf, len, flags);
+  if (!g || g->tls || g->direct || n <= 0 || (flags & MSG_PEEK)) return n;
   if (g->refused) { /* read and dropped: lws must not see it, nor wait on it */
     errno = EAGAIN;
     return -1;
@@ -254,6 +272,7 @@ static ty_client *client_create(ty_net *net, struct lws *wsi) {
   memset(c, 0, sizeof *c);
   c->net = net;
   c->wsi = wsi;
+  c->fd = lws_get_socket_fd(wsi);
   c->id = ++net->next_id;
   c->next = net->clients;
   if (net->clients) net->clients->prev = c;
@@ -282,8 +301,14 @@ static size_t frame_size(const unsigned char *h) {
   return 10 + (size_t)n;
 }
 
+/* Stops reading c's socket here: lws closes it from now (and reads what it wants to). */
+static void rx_stop(ty_client *c) {
+  if (c->direct_rx && ev_is_active(&c->rx_w)) ev_io_stop(c->net->loop, &c->rx_w);
+}
+
 static void client_free(ty_client *c) {
   ty_net *net = c->net;
+  rx_stop(c);
   if (c->guard) c->guard->client = NULL;
   if (c->prev) c->prev->next = c->next;
   else net->clients = c->next;
@@ -336,11 +361,36 @@ static void close_reason_copy(char out[124], const char *in) {
   out[o] = 0;
 }
 
+static bool queue_frame(ty_client *c, int opcode, const void *data, size_t len, bool capped);
+
+/* A direct_rx client's close frame goes after its queued frames, as they do: lws's would go
+ * out before them, since lws writes its own frames first. Code 1005 (the peer's close had
+ * none) is echoed as a close without a payload. */
+static void close_queue(ty_client *c) {
+  unsigned char payload[2 + sizeof c->close_reason];
+  size_t len = 0;
+  if (c->close_code != 1005) {
+    payload[0] = (unsigned char)(c->close_code >> 8);
+    payload[1] = (unsigned char)c->close_code;
+    len = strlen(c->close_reason);
+    memcpy(payload + 2, c->close_reason, len);
+    len += 2;
+  }
+  queue_frame(c, 0x8, payload, len, false);
+  c->close_sent = true;
+}
+
 void ty_client_close(ty_client *c, int code, const char *reason) {
   if (c->closing || c->closed) return;
   c->closing = true;
   c->close_code = code;
   close_reason_copy(c->close_reason, reason ? reason : "");
+  if (c->direct_rx) {
+    close_queue(c);
+    /* A peer that never reads nor answers our close is dropped by lws when this expires. */
+    lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, 5);
+    return;
+  }
   c->waiting = true;
   lws_callback_on_writable(c->wsi);
   /* A peer that never reads never makes us writable: lws drops it when this expires. */
@@ -348,8 +398,8 @@ void ty_client_close(ty_client *c, int code, const char *reason) {
 }
 
 /* Server-to-client frame header (RFC 6455 5.2: FIN, opcode, unmasked length); returns its size. */
-static size_t frame_header(unsigned char *h, size_t len, bool binary) {
-  h[0] = 0x80 | (binary ? 0x2 : 0x1);
+static size_t frame_header(unsigned char *h, size_t len, int opcode) {
+  h[0] = (unsigned char)(0x80 | opcode);
   if (len < 126) {
     h[1] = (unsigned char)len;
     return 2;
@@ -365,10 +415,11 @@ static size_t frame_header(unsigned char *h, size_t len, bool binary) {
   return 10;
 }
 
-bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
-  if (c->closing || c->closed) return false; /* a quiet no-op, at shutdown too */
+/* Frames data into c's queue, to go out at the end of the turn. capped: held to max_queue
+ * (everything but a close frame); past it the client is dropped. */
+static bool queue_frame(ty_client *c, int opcode, const void *data, size_t len, bool capped) {
   size_t queued = c->out_len - c->out_off;
-  if (queued + len > c->net->cfg.max_queue) {
+  if (capped && queued + len > c->net->cfg.max_queue) {
     ty_log("net_queue_full", "client %llu has %zu bytes unsent (cap %zu): dropped",
            (unsigned long long)c->id, queued, c->net->cfg.max_queue);
     /* The close frame must follow whole frames: a frame already half on the wire is
@@ -401,7 +452,7 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
       c->out_cap = cap;
     }
   }
-  c->out_len += frame_header(c->out + c->out_len, len, binary);
+  c->out_len += frame_header(c->out + c->out_len, len, opcode);
   if (len) memcpy(c->out + c->out_len, data, len);
   c->out_len += len;
   /* Once per batch: written at the end of the turn (flush), or, over TLS and on lws's own
@@ -418,6 +469,12 @@ bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
       lws_callback_on_writable(c->wsi);
     }
   }
+  return true;
+}
+
+bool ty_client_send(ty_client *c, const void *data, size_t len, bool binary) {
+  if (c->closing || c->closed) return false; /* a quiet no-op, at shutdown too */
+  if (!queue_frame(c, binary ? 0x2 : 0x1, data, len, true)) return false;
   c->net->sent++;
   return true;
 }
@@ -471,10 +528,30 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
   return 0;
 }
 
+/* A direct_rx client whose close is over (both sides' close frames, or its input broke) and
+ * whose queue is out: lws may drop the connection. */
+static bool close_finished(ty_client *c) {
+  return c->direct_rx && c->close_done && !c->out && !lws_partial_buffered(c->wsi);
+}
+
+/* Has lws drop a direct_rx client's connection (no close frame of its own: ours went out, or
+ * the peer is gone), from outside its callbacks: at once, on lws's next timer turn. */
+static void rx_kill(ty_client *c) {
+  c->closed = c->closing = true;
+  rx_stop(c);
+  lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+}
+
 static int on_writeable(ty_client *c, struct lws *wsi) {
   c->waiting = false;
   if (c->closed) return 0; /* lws is closing it: its close frame is lws's to write */
   size_t queued = c->out_len - c->out_off;
+  if (!queued && c->direct_rx) { /* its close frame, if any, was queued as the others */
+    if (!close_finished(c)) return 0;
+    c->closed = true;
+    rx_stop(c);
+    return -1;
+  }
   if (!queued) return c->closing ? close_now(c, wsi, c->close_code, c->close_reason) : 0;
   size_t n = queued < BATCH_MAX ? queued : BATCH_MAX;
   /* Whole frames, already framed (a cut at BATCH_MAX continues in the next send): lws sends
@@ -490,9 +567,13 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
   if (c->out_off == c->out_len) drop_queue(c); /* drained: an idle client keeps no buffer */
   /* While lws holds bytes the socket did not take, the next frames wait for it (lws calls
    * back once its bytes are out): written straight, they would pass them. */
-  if (c->out || c->closing || lws_partial_buffered(wsi)) {
+  if (c->out || (c->closing && !c->direct_rx) || lws_partial_buffered(wsi)) {
     c->waiting = true;
     lws_callback_on_writable(wsi);
+  } else if (close_finished(c)) {
+    c->closed = true;
+    rx_stop(c);
+    return -1;
   }
   return 0;
 }
@@ -516,7 +597,7 @@ static void flush_client(ty_client *c) {
   size_t queued = c->out_len - c->out_off;
   if (c->closed || c->waiting) return;
   if (queued) {
-    ssize_t n = send(lws_get_socket_fd(c->wsi), c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
+    ssize_t n = send(c->fd, c->out + c->out_off, queued, MSG_DONTWAIT | MSG_NOSIGNAL);
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
       write_failed(c);
       return;
@@ -535,9 +616,11 @@ static void flush_client(ty_client *c) {
       if (c->out_off == c->out_len) drop_queue(c);
     }
   }
-  if (c->out || c->closing || lws_partial_buffered(c->wsi)) {
+  if (c->out || (c->closing && !c->direct_rx) || lws_partial_buffered(c->wsi)) {
     c->waiting = true;
     lws_callback_on_writable(c->wsi);
+  } else if (close_finished(c)) {
+    rx_kill(c);
   }
 }
 
@@ -552,6 +635,122 @@ static void flush_due(struct ev_loop *loop, ev_prepare *w, int revents) {
     c->flush_next = NULL;
     flush_client(c);
   }
+}
+
+/* ---- the direct read path ----
+ * On the libev loop, a plain connection is read here once lws has finished its handshake:
+ * one recv per readiness (at most RX_READ bytes, into one buffer all clients share: a turn
+ * hands every whole message to the module before the next read), frames parsed by
+ * server/ws_frames.c, and lws told to stop watching the socket for input (rx flow control).
+ * lws's per-byte frame parser cost more than the rest of a read together. lws keeps the
+ * rest: the handshake, writes the socket does not take, its pings and timeouts, and the
+ * close itself, which is asked of it (rx_kill, or -1 from the writable callback) once the
+ * close handshake is over, so that lws frees the connection and says CLOSED once. Over TLS,
+ * on lws's poll loop, and where bytes came with the handshake (lws holds them), lws reads
+ * as before. */
+
+/* A piece of a message: handed over when whole; gathered (up to max_frame, which the parser
+ * holds it to) when it comes in parts. */
+static void rx_data(ty_client *c, const ty_ws_event *ev) {
+  ty_net *net = c->net;
+  if (c->closing) return; /* a closing client's input is read and dropped */
+  if (ev->first && ev->last) { /* nearly every message: straight from the read buffer */
+    net->received++;
+    net->ev.message(net->user, c, ev->len ? (const char *)ev->data : "", ev->len, ev->binary);
+    return;
+  }
+  if (ev->first) c->rx_len = 0;
+  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, ev->data, ev->len, net->cfg.max_frame);
+  if (!ev->last) return;
+  size_t n = c->rx_len;
+  c->rx_len = 0;
+  net->received++;
+  net->ev.message(net->user, c, c->rx ? c->rx : "", n, ev->binary);
+  TY_FREE(c->rx); /* messages in parts are rare: their buffer is not kept */
+  c->rx = NULL;
+  c->rx_cap = 0;
+}
+
+/* The peer's close: echoed (code and reason, RFC 6455 5.5.1), or the answer to ours. */
+static void rx_close(ty_client *c, const ty_ws_event *ev) {
+  if (c->close_done) return;
+  c->close_done = true;
+  ty_client_close(c, ev->code, ev->reason);
+  if (close_finished(c)) rx_kill(c);
+}
+
+/* A broken frame: closed with the parser's code; nothing more is read from it as frames. */
+static void rx_error(ty_client *c, const ty_ws_event *ev) {
+  if (ev->code == 1009)
+    ty_log("net_frame_too_big", "client %llu sent a message of more than %zu bytes: closed",
+           (unsigned long long)c->id, c->net->cfg.max_frame);
+  if (strcmp(ev->reason, "unmasked frame") == 0) {
+    unmasked_log.n++;
+    unmasked_flush(ty_now());
+  }
+  c->close_done = true;
+  ty_client_close(c, ev->code, ev->reason);
+  if (close_finished(c)) rx_kill(c);
+}
+
+static void rx_bytes(ty_client *c, uint8_t *p, size_t n) {
+  ty_net *net = c->net;
+  /* A client that talks is alive, pong or not (as on_receive says). */
+  double now = ty_now();
+  if (!c->closing && now - c->valid_at >= net->valid_every) {
+    c->valid_at = now;
+    lws_validity_confirmed(c->wsi);
+  }
+  while (n && !c->closed) {
+    ty_ws_event ev;
+    size_t k = ty_ws_rx_next(&c->ws, p, n, &ev);
+    p += k;
+    n -= k;
+    switch (ev.kind) {
+    case TY_WS_DATA:
+      rx_data(c, &ev);
+      break;
+    case TY_WS_PING: /* answered in its turn, after what is queued (lws's pong went first) */
+      if (!c->closing) queue_frame(c, 0xa, ev.data, ev.len, true);
+      break;
+    case TY_WS_PONG:
+      lws_validity_confirmed(c->wsi);
+      break;
+    case TY_WS_CLOSE:
+      rx_close(c, &ev);
+      break;
+    case TY_WS_ERROR:
+      rx_error(c, &ev);
+      break;
+    case TY_WS_MORE:
+      break;
+    }
+  }
+}
+
+static void on_readable(struct ev_loop *loop, ev_io *w, int revents) {
+  (void)loop;
+  (void)revents;
+  ty_client *c = w->data;
+  static uint8_t buf[RX_READ];
+  ssize_t n = real_recv(w->fd, buf, sizeof buf, 0);
+  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+  if (n <= 0) { /* closed or reset, mid-frame or not: what it was sending is dropped */
+    rx_kill(c);
+    return;
+  }
+  rx_bytes(c, buf, (size_t)n);
+}
+
+/* Takes c's input from lws, right after its handshake; false where lws keeps it. */
+static bool rx_start(ty_client *c) {
+  if (lws_rx_flow_control(c->wsi, 0) < 0) return false;
+  c->direct_rx = true;
+  ty_ws_rx_init(&c->ws, c->net->cfg.max_frame);
+  ev_io_init(&c->rx_w, on_readable, c->fd, EV_READ);
+  c->rx_w.data = c;
+  ev_io_start(c->net->loop, &c->rx_w);
+  return true;
 }
 
 /* Writes the pending net_client_cap line when a second has passed since the last one. */
@@ -649,6 +848,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
         ty_client_close(p->client, 1002, "unmasked frame");
         return 0;
       }
+      if (net->direct && !g->tls && !g->frame_seen) g->direct = rx_start(p->client);
     }
     char path[256] = "/";
     if (lws_hdr_copy(wsi, path, sizeof path, WSI_TOKEN_GET_URI) < 0) {
@@ -679,6 +879,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
       g->head_match = 0;
       g->hdr_len = 0;
       g->left = 0;
+      g->frame_seen = false;
     }
     if (p && !p->client && in) {
       int r = http_begin(net, wsi, p, in);

@@ -5,10 +5,19 @@
 //   node raw.js PORT '[{"open":"a","path":"/echo"}, {"send":"a","text":"{}","masked":false}]'
 // PORT may be written wss:PORT: the connections then speak TLS and accept any certificate.
 // Steps (NAME names a connection):
-//   {"open":NAME, "path":"/x"}        TCP connect and handshake: {"open":NAME} once the answer is
-//                                     101, else {"refused":NAME,"status":N,"text":...} or {"error":...}
+//   {"open":NAME, "path":"/x", "early":".."}  TCP connect and handshake: {"open":NAME} once the
+//                                     answer is 101, else {"refused":NAME,"status":N,"text":...} or
+//                                     {"error":...}; early: a text frame written with the request
 //   {"send":NAME, "text":"..", "masked":BOOL}  one text frame (masked unless masked is false)
-//   {"recv":NAME}                     the next text message: {"recv":NAME,"text":..} or {"recv":NAME,"closed":..}
+//   {"frames":NAME, "list":[FRAME...], "times":N, "split":K, "bytes":B}  frames (the list N times
+//                                     over) written back to back, as one write, or K bytes a write
+//                                     with a pause between (split); only their first B bytes when
+//                                     bytes is given. FRAME: {"op":N (1),
+//                                     "text":".." or "hex":"..", "fin":BOOL (true), "rsv":N (0),
+//                                     "masked":BOOL (true), "len":N (the length the header says)}
+//   {"end":NAME} / {"reset":NAME}     the client ends its TCP side (FIN) / resets it (RST)
+//   {"recv":NAME}                     the next text message or pong: {"recv":NAME,"text":..},
+//                                     {"recv":NAME,"pong":HEX} or {"recv":NAME,"closed":..}
 //   {"closed":NAME}                   wait for the server's close: {"closed":NAME,"code":N,"reasonHex":..,
 //                                     "utf8":BOOL,"pings":N} (code 1006 when the TCP connection ended
 //                                     without a close frame)
@@ -52,11 +61,11 @@ function within(promise, what) {
   ]).finally(() => clearTimeout(timer));
 }
 
-function frame(opcode, payload, masked) {
-  const len = payload.length;
-  const head = [0x80 | opcode];
+function frame(opcode, payload, masked, fin = true, rsv = 0, len = payload.length) {
+  const head = [(fin ? 0x80 : 0) | (rsv << 4) | opcode];
   if (len < 126) head.push((masked ? 0x80 : 0) | len);
-  else head.push((masked ? 0x80 : 0) | 126, len >> 8, len & 0xff);
+  else if (len < 65536) head.push((masked ? 0x80 : 0) | 126, len >> 8, len & 0xff);
+  else head.push((masked ? 0x80 : 0) | 127, 0, 0, 0, 0, (len >>> 24) & 0xff, (len >> 16) & 0xff, (len >> 8) & 0xff, len & 0xff);
   if (!masked) return Buffer.concat([Buffer.from(head), payload]);
   const key = crypto.randomBytes(4);
   const body = Buffer.from(payload);
@@ -73,7 +82,7 @@ function validUtf8(buf) {
   }
 }
 
-function open(name, path) {
+function open(name, path, early) {
   return new Promise((resolve) => {
     const sock = secure ? tls.connect({ port, host: '127.0.0.1', rejectUnauthorized: false })
       : net.connect(port, '127.0.0.1');
@@ -87,8 +96,9 @@ function open(name, path) {
     };
     sock.on(secure ? 'secureConnect' : 'connect', () => {
       const key = crypto.randomBytes(16).toString('base64');
-      sock.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n`
-        + `Sec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      const head = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\n`
+        + `Connection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      sock.write(early === undefined ? head : Buffer.concat([head, frame(0x1, Buffer.from(early), true)]));
     });
     sock.on('data', (data) => {
       c.buf = Buffer.concat([c.buf, data]);
@@ -119,6 +129,10 @@ function open(name, path) {
         const payload = c.buf.subarray(at, at + len);
         c.buf = c.buf.subarray(at + len);
         if (op === 0x9) c.pings++;
+        else if (op === 0xa) {
+          const m = { recv: name, pong: payload.toString('hex') };
+          if (c.waiters.length) c.waiters.shift()(m); else c.queue.push(m);
+        }
         else if (op === 0x8) {
           const reason = payload.subarray(2);
           finish({ closed: name, code: len >= 2 ? payload.readUInt16BE(0) : 1005, reasonHex: reason.toString('hex'),
@@ -160,9 +174,26 @@ async function idle(n, ms) {
 async function main() {
   for (const [i, s] of steps.entries()) {
     if (s.open) {
-      out(await within(open(s.open, s.path || '/'), i));
+      out(await within(open(s.open, s.path || '/', s.early), i));
     } else if (s.send) {
       conns[s.send].sock.write(frame(0x1, Buffer.from(s.text), s.masked !== false));
+    } else if (s.frames) {
+      const c = conns[s.frames];
+      const list = [].concat(...Array(s.times ?? 1).fill(s.list));
+      let bytes = Buffer.concat(list.map((f) => frame(f.op ?? 0x1,
+        f.hex !== undefined ? Buffer.from(f.hex, 'hex') : Buffer.from(f.text ?? ''), f.masked !== false, f.fin !== false,
+        f.rsv ?? 0, f.len)));
+      if (s.bytes !== undefined) bytes = bytes.subarray(0, s.bytes);
+      c.sock.setNoDelay(true);
+      if (!s.split) c.sock.write(bytes);
+      for (let at = 0; s.split && at < bytes.length; at += s.split) {
+        c.sock.write(bytes.subarray(at, at + s.split));
+        await sleep(2); // each piece its own TCP segment
+      }
+    } else if (s.end) {
+      conns[s.end].sock.end();
+    } else if (s.reset) {
+      conns[s.reset].sock.resetAndDestroy();
     } else if (s.recv) {
       const c = conns[s.recv];
       let m;
