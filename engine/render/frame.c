@@ -188,7 +188,7 @@ ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
 
 bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
   (void)F;
-  if (!R->shadow_noted) R->shadow_range = 0; /* no Shadow feature this frame: cull no casters */
+  if (!R->shadow_noted) R->shadow.cascades = 0; /* no Shadow feature this frame: cull no casters */
   R->shadow_noted = false;
   rg_status st = rg_compile(R->graph);
   rg_stats gs = rg_get_stats(R->graph);
