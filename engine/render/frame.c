@@ -175,6 +175,9 @@ ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
     if (size) ty_bucket_write_instances(R->bucket, R->inst_cpu);
   }
   F->buckets = ty_bucket_count(R->bucket);
+  R->stats.shadow_casters = F->buckets.shadow;
+  R->stats.cascades = F->buckets.cascades < TY_RENDER_MAX_CASCADES ? F->buckets.cascades : TY_RENDER_MAX_CASCADES;
+  memcpy(R->stats.cascade_casters, F->buckets.shadow_cascade, sizeof R->stats.cascade_casters);
   R->stats.bucket_ms = (ty_now() - t0) * 1000.0;
 
   rg_begin(R->graph, F->width, F->height);
