@@ -185,6 +185,7 @@ static void batch(ty_bucket *b, ty_bucket_kind kind, const ty_bucket_frame *f, u
   uint32_t mesh = 0, material = 0, cascade = 0;
   for (uint32_t i = 0; i < l->count; i++) {
     const uint32_t g = key_field(l->keys[i], ids->cascade_shift, ids->cascade_bits);
+    if (g < cascades) ranges[g].item_count++;
     uint32_t me, ma;
     if (exact) {
       me = key_field(l->keys[i], ids->mesh_shift, ids->mesh_bits);
@@ -213,8 +214,8 @@ static void batch(ty_bucket *b, ty_bucket_kind kind, const ty_bucket_frame *f, u
   }
   for (uint32_t c = 0, at = 0; c < cascades; c++) {
     ranges[c].first_item = at;
-    ranges[c].item_count = b->counts.shadow_cascade[c];
     at += ranges[c].item_count;
+    b->counts.shadow_cascade[c] = ranges[c].item_count;
   }
   for (uint32_t j = 0; j < nb; j++) {
     const ty_bucket_mesh *m = &f->meshes[l->batches[j].mesh];
@@ -251,18 +252,26 @@ static inline float min_plane_distance(const vec4 planes[6], float x, float y, f
 }
 
 /* The shadow cascades as boxes in the light's frame: a point p is inside cascade c when
- * |axis[a] . p - mid[c][a]| <= half[c][a] on each axis a. */
+ * |axis[a] . p - mid[a][c]| <= half[a][c] on each axis a. Axis-major, and past count the
+ * boxes hold nothing (half is -inf), so the hot loop tests every cascade at once (one
+ * vector of TY_BUCKET_MAX_CASCADES lanes per axis). */
+typedef float f32x4 __attribute__((vector_size(16))); /* GCC and Clang vectors: SSE, NEON */
+typedef int32_t i32x4 __attribute__((vector_size(16)));
+_Static_assert(TY_BUCKET_MAX_CASCADES == 4, "one lane per cascade");
+
 typedef struct light_boxes {
   uint32_t count; /* 0: no cascades, nothing culled */
   float axis[3][3];
-  float mid[TY_BUCKET_MAX_CASCADES][3], half[TY_BUCKET_MAX_CASCADES][3];
+  f32x4 mid[3], half[3];
 } light_boxes;
 
 /* Row a of an orthographic matrix keeps r . p + t within [-1, 1]: along the unit axis
  * r / |r| that is a slab of centre -t / |r| and half-width 1 / |r|. False (no culling) when
  * a matrix is not orthographic or the cascades disagree on the orientation. */
 static bool light_boxes_from(light_boxes *lb, const float (*m)[16], uint32_t count) {
-  lb->count = 0;
+  memset(lb, 0, sizeof *lb);
+  for (int c = 0; c < TY_BUCKET_MAX_CASCADES; c++)
+    for (int a = 0; a < 3; a++) lb->half[a][c] = -INFINITY;
   if (!m || count == 0) return false;
   TY_ASSERT(count <= TY_BUCKET_MAX_CASCADES);
   for (uint32_t c = 0; c < count; c++) {
@@ -276,9 +285,9 @@ static bool light_boxes_from(light_boxes *lb, const float (*m)[16], uint32_t cou
       if (c == 0) memcpy(lb->axis[a], n, sizeof n);
       else if (n[0] * lb->axis[a][0] + n[1] * lb->axis[a][1] + n[2] * lb->axis[a][2] < 1.0f - 1e-5f) return false;
       const float mid = -v[12 + a] / len, half = 1.0f / len;
-      lb->mid[c][a] = mid;
+      lb->mid[a][c] = mid;
       /* the cascades' axes agree to rounding, not exactly: a sliver of slack */
-      lb->half[c][a] = half + 1e-5f * (fabsf(mid) + half);
+      lb->half[a][c] = half + 1e-5f * (fabsf(mid) + half);
     }
   }
   lb->count = count;
@@ -296,7 +305,7 @@ void ty_bucket_build(ty_bucket *b, const ty_bucket_frame *f) {
   const uint32_t nc = lb.count;
   /* every list can hold every item (the shadow list once per cascade), so the hot loop
    * never checks capacity */
-  const uint32_t shadow_cap = n * (nc ? nc : 1);
+  const uint32_t shadow_cap = n * (nc ? nc : 1) + TY_BUCKET_MAX_CASCADES; /* + the empty boxes' last writes */
   for (int k = 0; k < TY_BUCKET_LIST_COUNT; k++) {
     list_buf *l = &b->lists[k];
     const uint32_t cap = k == TY_BUCKET_LIST_SHADOW ? shadow_cap : n;
@@ -319,7 +328,7 @@ void ty_bucket_build(ty_bucket *b, const ty_bucket_frame *f) {
   uint64_t *op_k = op->keys, *tr_k = tr->keys, *sh_k = sh->keys;
   uint32_t *op_v = op->vals, *tr_v = tr->vals, *sh_v = sh->vals;
   uint32_t no = 0, nt = 0, ns = 0, culled = 0, disabled = 0, invalid = 0;
-  uint32_t casters = 0, per_cascade[TY_BUCKET_MAX_CASCADES] = {0};
+  uint32_t casters = 0;
   uint32_t material_bits = 0; /* OR of every material id, to know whether they fit the keys */
 
   /* Which lists an item joins is data the branch predictor cannot learn (visibility is
@@ -351,18 +360,18 @@ void ty_bucket_build(ty_bucket *b, const ty_bucket_frame *f) {
       const float u = ax[0][0] * cx + ax[0][1] * cy + ax[0][2] * cz;
       const float v = ax[1][0] * cx + ax[1][1] * cy + ax[1][2] * cz;
       const float w = ax[2][0] * cx + ax[2][1] * cy + ax[2][2] * cz;
-      uint32_t any = 0;
-      for (uint32_t c = 0; c < nc; c++) {
-        const uint32_t in = caster & (fabsf(u - lb.mid[c][0]) <= lb.half[c][0] + r) &
-                            (fabsf(v - lb.mid[c][1]) <= lb.half[c][1] + r) &
-                            (fabsf(w - lb.mid[c][2]) <= lb.half[c][2] + r);
+      /* |p - mid| <= half + r on each axis, as two compares; a lane per cascade */
+      const f32x4 du = u - lb.mid[0], dv = v - lb.mid[1], dw = w - lb.mid[2];
+      const f32x4 hu = lb.half[0] + r, hv = lb.half[1] + r, hw = lb.half[2] + r;
+      const i32x4 in = (du <= hu) & (-du <= hu) & (dv <= hv) & (-dv <= hv) & (dw <= hw) & (-dw <= hw);
+      uint32_t mask = (uint32_t)((in[0] & 1) | (in[1] & 2) | (in[2] & 4) | (in[3] & 8)); /* bit c: in cascade c */
+      mask &= -caster;
+      for (uint32_t c = 0; c < TY_BUCKET_MAX_CASCADES; c++) {
         sh_k[ns] = (uint64_t)c << 56 | shadow_key;
         sh_v[ns] = i;
-        ns += in;
-        per_cascade[c] += in;
-        any |= in;
+        ns += (mask >> c) & 1u;
       }
-      casters += any;
+      casters += mask != 0;
     } else {
       sh_k[ns] = shadow_key;
       sh_v[ns] = i;
@@ -387,8 +396,7 @@ void ty_bucket_build(ty_bucket *b, const ty_bucket_frame *f) {
   }
   op->count = no, tr->count = nt, sh->count = ns;
   b->counts.opaque = no, b->counts.transparent = nt, b->counts.shadow = casters;
-  b->counts.cascades = nc;
-  memcpy(b->counts.shadow_cascade, per_cascade, sizeof per_cascade);
+  b->counts.cascades = nc; /* shadow_cascade: counted by batch, from the sorted list */
   b->counts.culled = culled, b->counts.disabled = disabled, b->counts.invalid = invalid;
 
   /* every valid mesh id is below mesh_count */
