@@ -10,7 +10,7 @@
  *  - shadow:      cascade 8 | mesh 24 | material 32
  * A batch or run never spans two cascades. The cascades are orthographic boxes of one
  * orientation, so a caster's centre is moved into the light's frame once (three dot
- * products) and tested against each box with three compares.
+ * products) and tested against every box at once, a vector lane per cascade.
  * When every id of the frame fits its field, batching reads the ids back from the sorted
  * keys (no second fetch of each item); otherwise ids are truncated in the keys only and
  * batching compares the items' real ids, so a collision costs an extra batch, never a
@@ -251,14 +251,14 @@ static inline float min_plane_distance(const vec4 planes[6], float x, float y, f
   return d;
 }
 
-/* The shadow cascades as boxes in the light's frame: a point p is inside cascade c when
- * |axis[a] . p - mid[a][c]| <= half[a][c] on each axis a. Axis-major, and past count the
- * boxes hold nothing (half is -inf), so the hot loop tests every cascade at once (one
- * vector of TY_BUCKET_MAX_CASCADES lanes per axis). */
 typedef float f32x4 __attribute__((vector_size(16))); /* GCC and Clang vectors: SSE, NEON */
 typedef int32_t i32x4 __attribute__((vector_size(16)));
 _Static_assert(TY_BUCKET_MAX_CASCADES == 4, "one lane per cascade");
 
+/* The shadow cascades as boxes in the light's frame: a point p is inside cascade c when
+ * |axis[a] . p - mid[a][c]| <= half[a][c] on each axis a. Axis-major, and past count the
+ * boxes hold nothing (half is -inf), so the hot loop tests every cascade at once (one
+ * vector of TY_BUCKET_MAX_CASCADES lanes per axis). */
 typedef struct light_boxes {
   uint32_t count; /* 0: no cascades, nothing culled */
   float axis[3][3];
@@ -305,7 +305,8 @@ void ty_bucket_build(ty_bucket *b, const ty_bucket_frame *f) {
   const uint32_t nc = lb.count;
   /* every list can hold every item (the shadow list once per cascade), so the hot loop
    * never checks capacity */
-  const uint32_t shadow_cap = n * (nc ? nc : 1) + TY_BUCKET_MAX_CASCADES; /* + the empty boxes' last writes */
+  /* + room for the writes past the last kept entry (the loop writes every cascade's) */
+  const uint32_t shadow_cap = n * (nc ? nc : 1) + TY_BUCKET_MAX_CASCADES;
   for (int k = 0; k < TY_BUCKET_LIST_COUNT; k++) {
     list_buf *l = &b->lists[k];
     const uint32_t cap = k == TY_BUCKET_LIST_SHADOW ? shadow_cap : n;
