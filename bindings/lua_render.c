@@ -565,10 +565,10 @@ static int r_item_count(lua_State *L) {
 }
 
 /* tycho.stats.render() -> {drawCalls=, draws=, instances=, triangles=, passes=,
- * culledPasses=, cpuMs=, bucketMs=} of the last frame */
+ * culledPasses=, cpuMs=, bucketMs=, shadowCasters=, shadowCascades={...}} of the last frame */
 static int stats_render(lua_State *L) {
   ty_render_stats s = ty_render_get_stats(lr_get(L)->R);
-  lua_createtable(L, 0, 8);
+  lua_createtable(L, 0, 10);
   lua_pushinteger(L, s.draw_calls);
   lua_setfield(L, -2, "drawCalls");
   lua_pushinteger(L, s.draws);
@@ -585,6 +585,14 @@ static int stats_render(lua_State *L) {
   lua_setfield(L, -2, "cpuMs");
   lua_pushnumber(L, s.bucket_ms);
   lua_setfield(L, -2, "bucketMs");
+  lua_pushinteger(L, s.shadow_casters);
+  lua_setfield(L, -2, "shadowCasters");
+  lua_createtable(L, (int)s.cascades, 0);
+  for (uint32_t c = 0; c < s.cascades; c++) {
+    lua_pushinteger(L, s.cascade_casters[c]);
+    lua_rawseti(L, -2, (lua_Integer)c + 1);
+  }
+  lua_setfield(L, -2, "shadowCascades");
   return 1;
 }
 

@@ -6,7 +6,9 @@
  *    quantised depth front-to-back (fewest state changes, then early-z);
  *  - transparent: frustum-culled, sorted back-to-front by view depth;
  *  - shadow: every caster, sorted by mesh then material for instancing; culled only
- *    against an optional light frustum, since off-screen casters throw visible shadows.
+ *    against the light's optional cascades, since off-screen casters throw visible
+ *    shadows. With cascades, a caster is listed once per cascade its sphere overlaps and
+ *    the list is sorted cascade first: each cascade draws its own range of runs.
  * Each list is cut into instanced batches (a run of equal mesh + material) with one
  * DrawElementsIndirectCommand each, ready for glMultiDrawElementsIndirect, and into runs
  * of batches sharing a material (one multi-draw call per run). The per-instance data
@@ -34,6 +36,9 @@ enum {
  * part of the opaque key, so items sharing shaders and fixed-function state draw together. */
 #define TY_BUCKET_STATE_SHIFT 24
 #define TY_BUCKET_STATE(group) ((uint32_t)(group) << TY_BUCKET_STATE_SHIFT)
+
+/* The most cascades a shadow list is split into. */
+#define TY_BUCKET_MAX_CASCADES 4
 
 typedef struct ty_bucket_item {
   const float *world; /* mat4, column-major, 16 floats; read during build and write */
@@ -81,6 +86,12 @@ typedef enum ty_bucket_kind {
   TY_BUCKET_LIST_COUNT
 } ty_bucket_kind;
 
+/* A cascade's part of a split shadow list: consecutive items, batches and runs. */
+typedef struct ty_bucket_range {
+  uint32_t first_item, item_count;
+  uint32_t first_run, run_count;
+} ty_bucket_range;
+
 /* One list, valid until the next ty_bucket_build. */
 typedef struct ty_bucket_list {
   const uint32_t *items; /* indices into the frame's items, in draw order */
@@ -91,6 +102,9 @@ typedef struct ty_bucket_list {
   uint32_t batch_count;
   const ty_bucket_run *runs;
   uint32_t run_count;
+  /* The shadow list with cascades: each one's range, in cascade order; 0 otherwise. */
+  uint32_t cascade_count;
+  ty_bucket_range cascades[TY_BUCKET_MAX_CASCADES];
 } ty_bucket_list;
 
 typedef struct ty_bucket_frame {
@@ -101,12 +115,19 @@ typedef struct ty_bucket_frame {
   float view_proj[16];      /* camera, column-major; its frustum culls opaque and transparent */
   float camera_position[3]; /* depth is measured from here ... */
   float camera_forward[3];  /* ... along this axis; all zero: straight-line distance */
-  const float *shadow_view_proj; /* optional light frustum for casters; NULL: no culling */
+  /* Optional: the light's cascades, column-major orthographic matrices of one
+   * orientation (the sun's). A caster joins each cascade whose box (its clip volume,
+   * near plane included) its sphere overlaps. 0: every caster once, unsplit. */
+  const float (*shadow_cascades)[16];
+  uint32_t shadow_cascade_count;
 } ty_bucket_frame;
 
 /* The numbers frame.buckets reports. */
 typedef struct ty_bucket_counts {
-  uint32_t opaque, transparent, shadow; /* items in each list */
+  uint32_t opaque, transparent; /* items in each list */
+  uint32_t shadow;                      /* casters, each counted once however many cascades it joins */
+  uint32_t cascades;                    /* how many the shadow list is split into; 0: unsplit */
+  uint32_t shadow_cascade[TY_BUCKET_MAX_CASCADES]; /* casters in each cascade, when split */
   uint32_t culled;   /* enabled items outside the camera frustum */
   uint32_t disabled; /* items without TY_BUCKET_ENABLED */
   uint32_t invalid;  /* enabled items whose mesh is not in the mesh table (skipped) */

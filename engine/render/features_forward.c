@@ -49,6 +49,8 @@ typedef struct shadow_pass {
   ty_program *prog;
   rg_resource map;
   uint32_t cascades;
+  bool split; /* the shadow list is split by these cascades: each draws its own range */
+  ty_bucket_range ranges[TY_RENDER_MAX_CASCADES];
 } shadow_pass;
 
 static void shadow_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
@@ -64,7 +66,11 @@ static void shadow_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *c
     if (!fb.id) break;
     ty_gl_clear_depth_stencil(dev, fb, 1.0f, 0);
     if (p->prog->gl.id) ty_gl_set_uniform(dev, p->prog->gl, TY_LOC_CASCADE, TY_GL_UNIFORM_INT, 1, &(int){(int)c});
-    ty_render_draw_list(R, F, TY_BUCKET_LIST_SHADOW, p->prog);
+    if (p->split) {
+      ty_render_draw_runs(R, F, TY_BUCKET_LIST_SHADOW, p->prog, p->ranges[c].first_run, p->ranges[c].run_count);
+    } else {
+      ty_render_draw_list(R, F, TY_BUCKET_LIST_SHADOW, p->prog);
+    }
   }
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_LESS, .cull = TY_GL_CULL_NONE});
 #else
@@ -120,9 +126,27 @@ void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, flo
   memcpy(out, vp, sizeof(float) * 16);
 }
 
+/* The cascades' splits (the practical scheme: a blend of logarithmic and uniform) over
+ * [near, min(far, distance)] and a sun fit around each slice. */
+void ty_render_fit_cascades(const ty_frame *F, const ty_frame_block *B, const ty_shadow_settings *s,
+                            float vp[][16], float splits[]) {
+  float nearp = B->clip[0] > 0 ? B->clip[0] : 0.1f;
+  float farp = fminf(B->clip[1] > nearp ? B->clip[1] : 1000.0f, s->distance);
+  if (B->clip[2] > 0.5f) nearp = fmaxf(B->clip[0], 0.0f); /* orthographic: linear splits from the near plane */
+  float prev = nearp;
+  for (uint32_t c = 0; c < s->cascades; c++) {
+    float p = (float)(c + 1) / (float)s->cascades;
+    float uni = nearp + (farp - nearp) * p;
+    float lg = nearp > 0 ? nearp * powf(farp / nearp, p) : uni;
+    float split = 0.75f * lg + 0.25f * uni;
+    ty_render_fit_sun(F, B, prev, split, F->sun_direction, s->size, vp[c]);
+    splits[c] = split;
+    prev = split;
+  }
+}
+
 bool ty_feature_shadow(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   if (!F->has_sun) return true; /* nothing casts: no map, lit passes skip the lookup */
-  ty_render_note_shadow_range(R, o->shadow.distance > 0 ? o->shadow.distance : 50.0f);
   uint32_t cascades = o->shadow.cascades ? o->shadow.cascades : 4;
   if (cascades > TY_RENDER_MAX_CASCADES) cascades = TY_RENDER_MAX_CASCADES;
   uint32_t size = o->shadow.size ? o->shadow.size : 2048;
@@ -132,20 +156,10 @@ bool ty_feature_shadow(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
   ty_program *prog = NULL;
   if (ty_render_device(R) && !(prog = need_program(R, "Shadow", "forward/shadow.vert", NULL, NULL))) return false;
 
+  ty_shadow_settings settings = {.distance = distance, .cascades = cascades, .size = size};
+  ty_render_note_shadow(R, &settings);
   ty_frame_block *B = ty_render_frame_block(R);
-  float nearp = B->clip[0] > 0 ? B->clip[0] : 0.1f;
-  float farp = fminf(B->clip[1] > nearp ? B->clip[1] : 1000.0f, distance);
-  if (B->clip[2] > 0.5f) nearp = fmaxf(B->clip[0], 0.0f); /* orthographic: linear splits from the near plane */
-  float prev = nearp;
-  for (uint32_t c = 0; c < cascades; c++) {
-    float p = (float)(c + 1) / (float)cascades;
-    float uni = nearp + (farp - nearp) * p;
-    float lg = nearp > 0 ? nearp * powf(farp / nearp, p) : uni;
-    float split = 0.75f * lg + 0.25f * uni; /* practical split scheme */
-    ty_render_fit_sun(F, B, prev, split, F->sun_direction, size, B->shadow_view_proj[c]);
-    B->cascade_splits[c] = split;
-    prev = split;
-  }
+  ty_render_fit_cascades(F, B, &settings, B->shadow_view_proj, B->cascade_splits);
   for (uint32_t c = cascades; c < 4; c++) B->cascade_splits[c] = -1e30f;
   B->shadow_params[0] = bias;
   B->shadow_params[1] = (float)size;
@@ -160,6 +174,7 @@ bool ty_feature_shadow(ty_renderer *R, ty_frame *F, const ty_feature_opts *o) {
                                                   .layers = cascades < 2 ? 2 : cascades});
   ty_render_mark_write(R, F->shadow_map);
   shadow_pass sp = {.prog = prog, .map = F->shadow_map, .cascades = cascades};
+  sp.split = ty_render_shadow_split(R, (const float(*)[16])B->shadow_view_proj, cascades, sp.ranges);
   ty_render_add_pass(R, F,
                      &(rg_pass_desc){.name = "Shadow", .kind = RG_PASS_RASTER, .writes = &F->shadow_map, .write_count = 1},
                      shadow_execute, &sp, sizeof sp);

@@ -175,6 +175,9 @@ ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
     if (size) ty_bucket_write_instances(R->bucket, R->inst_cpu);
   }
   F->buckets = ty_bucket_count(R->bucket);
+  R->stats.shadow_casters = F->buckets.shadow;
+  R->stats.cascades = F->buckets.cascades < TY_RENDER_MAX_CASCADES ? F->buckets.cascades : TY_RENDER_MAX_CASCADES;
+  memcpy(R->stats.cascade_casters, F->buckets.shadow_cascade, sizeof R->stats.cascade_casters);
   R->stats.bucket_ms = (ty_now() - t0) * 1000.0;
 
   rg_begin(R->graph, F->width, F->height);
@@ -188,7 +191,7 @@ ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
 
 bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
   (void)F;
-  if (!R->shadow_noted) R->shadow_range = 0; /* no Shadow feature this frame: cull no casters */
+  if (!R->shadow_noted) R->shadow.cascades = 0; /* no Shadow feature this frame: cull no casters */
   R->shadow_noted = false;
   rg_status st = rg_compile(R->graph);
   rg_stats gs = rg_get_stats(R->graph);

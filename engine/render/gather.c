@@ -208,16 +208,15 @@ void ty_render_gather_items(ty_renderer *R, const ty_scene *scene) {
     b->flags = flags;
   }
   ty_bucket_frame bf = {.items = out, .item_count = n, .meshes = R->bmeshes, .mesh_count = R->mesh_count};
-  /* Casters outside the sun's volume over the shadow range throw no shadow anyone sees:
-   * the range is last frame's (the Shadow feature runs after bucketing). */
-  float sun_vp[16];
+  /* A caster throws a shadow into the cascades its sphere overlaps and into no other: the
+   * cascades are fitted as the Shadow feature will fit them, with last frame's settings
+   * (the feature runs after bucketing), and outside them all it is culled. */
   const ty_frame *F = &R->frame;
-  if (F->has_sun && R->shadow_range > 0) {
-    const ty_frame_block *B = &R->block;
-    float nearp = B->clip[2] > 0.5f ? fmaxf(B->clip[0], 0.0f) : (B->clip[0] > 0 ? B->clip[0] : 0.1f);
-    float farp = fminf(B->clip[1] > nearp ? B->clip[1] : 1000.0f, R->shadow_range);
-    ty_render_fit_sun(F, B, nearp, farp, F->sun_direction, 2048, sun_vp);
-    bf.shadow_view_proj = sun_vp;
+  if (F->has_sun && R->shadow.cascades) {
+    float splits[TY_RENDER_MAX_CASCADES];
+    ty_render_fit_cascades(F, &R->block, &R->shadow, R->shadow_cull, splits);
+    bf.shadow_cascades = (const float(*)[16])R->shadow_cull;
+    bf.shadow_cascade_count = R->shadow.cascades;
   }
   memcpy(bf.view_proj, R->frame.view_proj, sizeof bf.view_proj);
   memcpy(bf.camera_position, R->frame.camera_position, sizeof bf.camera_position);
@@ -225,7 +224,18 @@ void ty_render_gather_items(ty_renderer *R, const ty_scene *scene) {
   ty_bucket_build(R->bucket, &bf);
 }
 
-void ty_render_note_shadow_range(ty_renderer *R, float distance) {
-  R->shadow_range = distance;
+_Static_assert(TY_RENDER_MAX_CASCADES <= TY_BUCKET_MAX_CASCADES, "a shadow list splits into every cascade");
+
+void ty_render_note_shadow(ty_renderer *R, const ty_shadow_settings *s) {
+  R->shadow = *s;
   R->shadow_noted = true;
+}
+
+bool ty_render_shadow_split(const ty_renderer *R, const float (*vp)[16], uint32_t cascades,
+                            ty_bucket_range ranges[]) {
+  const ty_bucket_list *l = ty_bucket_get(R->bucket, TY_BUCKET_LIST_SHADOW);
+  if (!cascades || l->cascade_count != cascades || memcmp(R->shadow_cull, vp, sizeof(float) * 16 * cascades) != 0)
+    return false;
+  memcpy(ranges, l->cascades, sizeof *ranges * cascades);
+  return true;
 }

@@ -37,7 +37,11 @@ size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size
       avg > 0 ? 1.0 / avg : 0.0, avg * 1000.0, worst * 1000.0, st->draw_calls, st->draws, st->instances,
       (unsigned long long)st->triangles);
   OUT("opaque %u  transparent %u", F->buckets.opaque, F->buckets.transparent);
-  if (shadows) OUT("  shadow %u", F->buckets.shadow);
+  if (shadows) {
+    OUT("  shadow %u", F->buckets.shadow);
+    for (uint32_t c = 0; c < F->buckets.cascades; c++) /* each cascade's casters: "(412/380/97/20)" */
+      OUT("%s%u%s", c ? "/" : " (", F->buckets.shadow_cascade[c], c + 1 == F->buckets.cascades ? ")" : "");
+  }
   OUT("  culled %u  lights %u\n", F->buckets.culled, F->light_count);
   /* The passes that ran this frame before the overlay (culled ones never run). */
   double total = 0;

@@ -105,8 +105,9 @@ struct ty_renderer {
   bool frame_open;
   float prev_view_proj[16];
   bool has_prev;
-  float shadow_range; /* how far last frame's cascades reached: 0, no shadow culling */
-  bool shadow_noted;  /* the Shadow feature ran this frame */
+  ty_shadow_settings shadow; /* last frame's Shadow feature; cascades 0: no shadow culling */
+  bool shadow_noted;         /* the Shadow feature ran this frame */
+  float shadow_cull[TY_RENDER_MAX_CASCADES][16]; /* the cascades this frame's shadow list is split by */
   ty_bucket *bucket;
   ty_bucket_item *bitems;
   uint32_t bitem_cap;

@@ -140,6 +140,9 @@ void ty_render_bind_frame(ty_renderer *R, const ty_frame *F);
  * run and binds each material's texture to unit 0. Counts stats. Pipeline state (depth,
  * blend, cull) is the caller's. */
 void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list, ty_program *prog);
+/* The same for the runs [first_run, first_run + run_count) of the list (a cascade's range). */
+void ty_render_draw_runs(ty_renderer *R, const ty_frame *F, ty_bucket_kind list, ty_program *prog,
+                         uint32_t first_run, uint32_t run_count);
 /* Draws the fullscreen triangle (shaders/common/fullscreen.vert) with the empty vertex
  * array and whatever program is in use. */
 void ty_render_fullscreen(ty_renderer *R);
@@ -178,11 +181,24 @@ void ty_render_fail(ty_renderer *R, const char *name, const char *fmt, ...) __at
 /* Stats a pass adds to (draws it made outside ty_render_draw_list). */
 ty_render_stats *ty_render_stats_mut(ty_renderer *R);
 
-/* Shadow casters: the Shadow feature reports how far its cascades reach (0: no shadows),
- * and the next frame's bucketing culls casters outside the sun's volume over that range.
+/* Shadow casters: the Shadow feature notes its settings (ty_render_note_shadow), and the
+ * next frame's bucketing fits the same cascades (ty_render_fit_cascades: the frame block's
+ * camera, the sun, those settings) and lists each caster in those its sphere overlaps.
+ * ty_render_shadow_split says whether this frame's shadow list was split by exactly the
+ * cascades vp, and each one's range then (else each cascade draws the whole list: the
+ * first frame, or settings that changed this frame).
  * ty_render_fit_sun fits an orthographic sun view-projection around the camera frustum
  * slice [d0, d1], snapped to whole texels of a size x size map. */
-void ty_render_note_shadow_range(ty_renderer *R, float distance);
+typedef struct ty_shadow_settings {
+  float distance;    /* how far the cascades reach */
+  uint32_t cascades; /* 1..TY_RENDER_MAX_CASCADES; 0: no Shadow feature */
+  uint32_t size;     /* texels per side of each cascade */
+} ty_shadow_settings;
+void ty_render_note_shadow(ty_renderer *R, const ty_shadow_settings *s);
+void ty_render_fit_cascades(const ty_frame *F, const ty_frame_block *B, const ty_shadow_settings *s,
+                            float vp[][16], float splits[]);
+bool ty_render_shadow_split(const ty_renderer *R, const float (*vp)[16], uint32_t cascades,
+                            ty_bucket_range ranges[]);
 void ty_render_fit_sun(const ty_frame *F, const ty_frame_block *B, float d0, float d1, const float sun[3],
                        uint32_t size, float out[16]);
 

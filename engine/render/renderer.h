@@ -317,6 +317,9 @@ typedef struct ty_render_stats {
   uint32_t pipeline_applies, state_calls;
   double cpu_ms;         /* begin_frame to end_frame, CPU */
   double bucket_ms;      /* gather, bucket and instance upload, CPU */
+  /* Shadow casters this frame, each once, and in each cascade (cascades: how many the
+   * list was split into; 0 when the casters were not culled per cascade). */
+  uint32_t shadow_casters, cascades, cascade_casters[TY_RENDER_MAX_CASCADES];
 } ty_render_stats;
 ty_render_stats ty_render_get_stats(const ty_renderer *R);
 

@@ -251,10 +251,15 @@ void ty_render_set_state(ty_renderer *R, const ty_gl_pipeline_desc *s) {
 }
 
 void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list, ty_program *prog) {
+  ty_render_draw_runs(R, F, list, prog, 0, ty_bucket_get(R->bucket, list)->run_count);
+}
+
+void ty_render_draw_runs(ty_renderer *R, const ty_frame *F, ty_bucket_kind list, ty_program *prog,
+                         uint32_t first_run, uint32_t run_count) {
   ty_gl_device *dev = R->dev;
-  if (!dev || !prog || !prog->gl.id || !R->gpu_frame_ok) return;
+  if (!dev || !prog || !prog->gl.id || !R->gpu_frame_ok || !run_count) return;
   const ty_bucket_list *l = ty_bucket_get(R->bucket, list);
-  if (!l->count) return;
+  TY_ASSERT(first_run + run_count <= l->run_count);
   ty_gl_vertex_array va = vao_for(R, R->inst_offset);
   if (!va.id) return;
   ty_gl_use_program(dev, prog->gl);
@@ -262,7 +267,7 @@ void ty_render_draw_list(ty_renderer *R, const ty_frame *F, ty_bucket_kind list,
   ty_render_bind_frame(R, F);
   if (R->draw_mode == TY_DRAW_MULTI_INDIRECT) ty_gl_bind_buffer(dev, TY_GL_TARGET_INDIRECT, 0, R->cmd_ring, 0, 0);
   ty_render_stats *st = &R->stats;
-  for (uint32_t r = 0; r < l->run_count; r++) {
+  for (uint32_t r = first_run; r < first_run + run_count; r++) {
     const ty_bucket_run *run = &l->runs[r];
     uint32_t mat = run->material < R->material_count ? run->material : TY_RENDER_MATERIAL_DEFAULT;
     if (prog->has_material) ty_gl_set_uniform(dev, prog->gl, TY_LOC_MATERIAL, TY_GL_UNIFORM_UINT, 1, &mat);

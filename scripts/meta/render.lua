@@ -485,6 +485,8 @@ function tycho.presets.deferred(opts) end
 ---@field culledPasses integer
 ---@field cpuMs number begin to end of the frame, CPU
 ---@field bucketMs number gather, bucket and instance upload
+---@field shadowCasters integer shadow casters listed, each once however many cascades it falls in
+---@field shadowCascades integer[] casters drawn into each shadow cascade (empty when not culled per cascade: the first frame with shadows)
 
 ---The last frame's render counters.
 ---@return tycho.RenderStats

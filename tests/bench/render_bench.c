@@ -200,10 +200,14 @@ static void run_cpu(uint32_t n, int frames, double target_ms) {
     if (f >= WARMUP) naive[f - WARMUP] = (ty_now() - t0) * 1e3;
   }
   double b = bench_median(bucket, frames), w = bench_median(wall, frames), nv = bench_median(naive, frames);
+  char cascades[64] = "";
+  for (uint32_t c = 0, at = 0; c < counts.cascades && at < sizeof cascades; c++)
+    at += (uint32_t)snprintf(cascades + at, sizeof cascades - at, "%s%u", c ? "/" : " per cascade ",
+                             counts.shadow_cascade[c]);
   printf("  %6u items: bucket %.3f ms, begin_frame %.3f ms (target <= %.1f ms: %s) | naive gather+qsort+copy %.3f ms"
-         " | %.1fx faster | opaque %u transparent %u shadow %u batches %u\n",
+         " | %.1fx faster | opaque %u transparent %u shadow %u%s batches %u\n",
          n, b, w, target_ms, w <= target_ms ? "met" : "MISSED", nv, nv / w, counts.opaque, counts.transparent,
-         counts.shadow, counts.batches);
+         counts.shadow, cascades, counts.batches);
   free(bucket), free(wall), free(naive), free(draws), free(upload);
   scene_free(&s);
 }

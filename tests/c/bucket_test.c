@@ -196,18 +196,131 @@ static void test_shadow_casters(void) {
   CHECK_EQ_INT(ty_bucket_count(b).culled, 1);
   CHECK_EQ_INT(s->first_instance, 4); /* three opaque + one transparent come first */
 
-  /* a light frustum culls casters outside it: an orthographic box around x in [-1, 5] */
+  CHECK_EQ_INT(s->cascade_count, 0); /* no cascades: one list, every caster once */
+
+  /* one light cascade culls casters outside it: an orthographic box around x in [-1, 5] */
   mat4 light;
   glm_ortho(-1, 5, -2, 2, -50, 50, light);
-  f.shadow_view_proj = (const float *)light;
+  f.shadow_cascades = (const float(*)[16])light;
+  f.shadow_cascade_count = 1;
   ty_bucket_build(b, &f);
   s = list(b, TY_BUCKET_LIST_SHADOW);
   CHECK_EQ_INT(s->count, 4); /* all within x [-1, 5] and z [-50, 50] */
+  CHECK_EQ_INT(s->cascade_count, 1);
+  CHECK_EQ_INT(s->cascades[0].item_count, 4);
+  CHECK_EQ_INT(s->cascades[0].run_count, s->run_count);
   worlds[m0][12] = 20;       /* move one out */
   ty_bucket_build(b, &f);
   s = list(b, TY_BUCKET_LIST_SHADOW);
   CHECK_EQ_INT(s->count, 3);
   for (uint32_t i = 0; i < s->count; i++) CHECK(s->items[i] != m0);
+  ty_bucket_destroy(b);
+}
+
+/* Two cascades of a sun straight above (the light at y = 20 looking down, its box reaching
+ * to y = -20): cascade 0 over x in [-5, 5], cascade 1 over x in [5, 15], both over z in
+ * [-5, 5]. Unit spheres, one mesh and material, so only the cascade splits batches. */
+static void two_cascades(float out[2][16]) {
+  mat4 view, proj, vp;
+  glm_lookat((vec3){0, 20, 0}, (vec3){0, 0, 0}, (vec3){0, 0, -1}, view);
+  glm_ortho(-5, 5, -5, 5, 0, 40, proj);
+  glm_mat4_mul(proj, view, vp);
+  memcpy(out[0], vp, sizeof vp);
+  glm_ortho(5, 15, -5, 5, 0, 40, proj);
+  glm_mat4_mul(proj, view, vp);
+  memcpy(out[1], vp, sizeof vp);
+}
+
+static void test_shadow_cascades(void) {
+  reset();
+  uint32_t in0 = put(0, 0, 0, 1, 0, 0, CASTER);
+  uint32_t both = put(5, 0, 0, 1, 0, 0, CASTER);   /* straddles the two */
+  uint32_t in1 = put(10, 0, 0, 1, 0, 0, CASTER);
+  put(30, 0, 0, 1, 0, 0, CASTER);                  /* beside both boxes */
+  uint32_t above = put(0, 19.5f, 0, 1, 0, 0, CASTER); /* between the light and the receivers */
+  put(0, 30, 0, 1, 0, 0, CASTER);                  /* behind the light's near plane: clipped anyway */
+  put(0, -30, 0, 1, 0, 0, CASTER);                 /* past the far end */
+  uint32_t edge = put(0, 0, 5.5f, 1, 0, 0, CASTER); /* its centre outside, its sphere inside */
+  put(0, 0, 6.5f, 1, 0, 0, CASTER);                /* its sphere outside too */
+  put(0, 0, 0, 1, 0, 0, OPAQUE);                   /* casts nothing */
+  float cascades[2][16];
+  two_cascades(cascades);
+  ty_bucket *b = ty_bucket_create(NULL);
+  ty_bucket_frame f = frame();
+  f.shadow_cascades = (const float(*)[16])cascades;
+  f.shadow_cascade_count = 2;
+  ty_bucket_build(b, &f);
+  const ty_bucket_list *s = list(b, TY_BUCKET_LIST_SHADOW);
+  CHECK_EQ_INT(s->cascade_count, 2);
+  CHECK_EQ_INT(s->count, 6);
+  const uint32_t want[6] = {in0, both, above, edge, both, in1}; /* cascade 0, then 1 */
+  for (uint32_t i = 0; i < 6 && i < s->count; i++) CHECK_EQ_INT(s->items[i], want[i]);
+  CHECK_EQ_INT(s->cascades[0].first_item, 0);
+  CHECK_EQ_INT(s->cascades[0].item_count, 4);
+  CHECK_EQ_INT(s->cascades[1].first_item, 4);
+  CHECK_EQ_INT(s->cascades[1].item_count, 2);
+  /* one mesh and material, yet a batch and a run per cascade */
+  CHECK_EQ_INT(s->batch_count, 2);
+  CHECK_EQ_INT(s->run_count, 2);
+  CHECK_EQ_INT(s->cascades[0].first_run, 0);
+  CHECK_EQ_INT(s->cascades[0].run_count, 1);
+  CHECK_EQ_INT(s->cascades[1].first_run, 1);
+  CHECK_EQ_INT(s->cascades[1].run_count, 1);
+  CHECK_EQ_INT(s->batches[1].first_instance, s->first_instance + 4);
+  CHECK_EQ_INT(s->commands[0].instance_count, 4);
+  CHECK_EQ_INT(s->commands[1].instance_count, 2);
+  CHECK_EQ_INT(s->commands[1].base_instance, s->first_instance + 4);
+  ty_bucket_counts n = ty_bucket_count(b);
+  CHECK_EQ_INT(n.shadow, 5); /* each caster once */
+  CHECK_EQ_INT(n.cascades, 2);
+  CHECK_EQ_INT(n.shadow_cascade[0], 4);
+  CHECK_EQ_INT(n.shadow_cascade[1], 2);
+  /* every listed copy gets its instance */
+  CHECK_EQ_INT(ty_bucket_instance_size(b), (size_t)(n.opaque + n.transparent + s->count) * 64);
+
+  /* A cascade with nothing in it has an empty range; the others keep theirs. */
+  worlds[in1][12] = 0, worlds[both][12] = 0;
+  ty_bucket_build(b, &f);
+  s = list(b, TY_BUCKET_LIST_SHADOW);
+  CHECK_EQ_INT(s->count, 5); /* all five in cascade 0 */
+  CHECK_EQ_INT(s->cascades[1].item_count, 0);
+  CHECK_EQ_INT(s->cascades[1].run_count, 0);
+  CHECK_EQ_INT(s->cascades[0].run_count, 1);
+
+  /* Every caster in both cascades, after a frame whose lists were short: the shadow list
+   * is twice the items (the sort's scratch, traded between lists, grows with it). */
+  reset();
+  for (uint32_t i = 0; i < 300; i++) put(5, 0, (float)(i % 5) - 2, 1, i % 3, i % 7, CASTER);
+  f = frame();
+  f.shadow_cascades = (const float(*)[16])cascades;
+  f.shadow_cascade_count = 2;
+  ty_bucket_build(b, &f);
+  s = list(b, TY_BUCKET_LIST_SHADOW);
+  CHECK_EQ_INT(s->count, 600);
+  CHECK_EQ_INT(s->cascades[1].first_item, 300);
+  for (uint32_t i = 1; i < s->count; i++) {
+    const ty_bucket_item *p = &items[s->items[i - 1]], *q = &items[s->items[i]];
+    if (i != 300) CHECK(p->mesh < q->mesh || (p->mesh == q->mesh && p->material <= q->material));
+  }
+  uint32_t batched = 0;
+  for (uint32_t k = 0; k < s->batch_count; k++) batched += s->commands[k].instance_count;
+  CHECK_EQ_INT(batched, 600);
+  CHECK_EQ_INT(s->batch_count, 2 * 21); /* 3 meshes x 7 materials in each cascade */
+
+  /* Matrices that are not orthographic, or cascades of different orientations, cull
+   * nothing: every caster once, unsplit. */
+  mat4 persp;
+  glm_perspective(1.0f, 1.0f, 0.1f, 50.0f, persp);
+  memcpy(cascades[1], persp, sizeof persp);
+  ty_bucket_build(b, &f);
+  s = list(b, TY_BUCKET_LIST_SHADOW);
+  CHECK_EQ_INT(s->cascade_count, 0);
+  CHECK_EQ_INT(s->count, 300);
+  two_cascades(cascades);
+  glm_rotate_y((vec4 *)cascades[1], 0.5f, (vec4 *)cascades[1]);
+  ty_bucket_build(b, &f);
+  CHECK_EQ_INT(list(b, TY_BUCKET_LIST_SHADOW)->cascade_count, 0);
+  CHECK_EQ_INT(list(b, TY_BUCKET_LIST_SHADOW)->count, 300);
   ty_bucket_destroy(b);
 }
 
@@ -435,6 +548,7 @@ int main(void) {
   RUN(test_frustum_culling);
   RUN(test_disabled_and_invalid_skipped);
   RUN(test_shadow_casters);
+  RUN(test_shadow_cascades);
   RUN(test_batches_and_indirect_commands);
   RUN(test_instance_upload);
   RUN(test_random_sort_orders);

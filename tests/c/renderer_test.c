@@ -2,6 +2,7 @@
  * the pass list each feature declares, graph errors) and on a real GL 4.5 context through
  * SDL's offscreen driver (a lit, shadowed sphere under a colour sky; user shaders that
  * break; missing textures). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h> /* Required for: rmdir */
@@ -190,6 +191,112 @@ static void test_lights_and_sun(void) {
   CHECK_NEAR(F->sun_intensity, 3, 1e-6);
   CHECK_EQ_INT(F->light_count, 1);
   ty_render_end_frame(R, F);
+  ty_render_destroy(R);
+  ty_world_destroy(W);
+}
+
+/* Where p lies for one cascade: 1 its centre is inside the box, 0 a unit sphere around
+ * it is clear of the box, -1 neither (a case the test must not pick). */
+static int cascade_side(const float vp[16], const float p[3]) {
+  bool inside = true;
+  for (int a = 0; a < 3; a++) {
+    float clip = vp[a] * p[0] + vp[4 + a] * p[1] + vp[8 + a] * p[2] + vp[12 + a];
+    float reach = sqrtf(vp[a] * vp[a] + vp[4 + a] * vp[4 + a] + vp[8 + a] * vp[8 + a]); /* a unit sphere */
+    if (fabsf(clip) > 1.0f + reach) return 0;
+    if (fabsf(clip) > 1.0f) inside = false;
+  }
+  return inside ? 1 : -1;
+}
+
+/* One caster under a sun straight above, moved about: after the first frame (no cascades
+ * known yet: one whole list) each cascade lists it only when its box (its clip volume)
+ * reaches it; a caster far up between the sun and the first slice is kept; one at a split
+ * is in both cascades; and the Shadow pass finds the list split by its own cascades. */
+static void test_shadow_cascades(void) {
+  ty_world *W = ty_world_create();
+  ty_renderer *R = ty_render_create(&(ty_render_desc){.world = W});
+  ty_id cam = object_at(W, 0, 0, 10);
+  ty_light *L = ty_render_light_at(R, ty_render_light_create(R, object_at(W, 0, 0, 0), TY_LIGHT_DIRECTIONAL));
+  L->has_direction = true;
+  L->direction[0] = 0, L->direction[1] = -1, L->direction[2] = 0;
+  L->cast_shadows = true;
+  ty_id thing = object_at(W, 0, 0, 0);
+  ty_render_item_create(R, thing);
+  ty_feature_opts o;
+  memset(&o, 0, sizeof o);
+  ty_frame_desc d = frame_desc(cam, 64, 64);
+  ty_frame *F = ty_render_begin_frame(R, &d);
+  CHECK_EQ_INT(F->buckets.cascades, 0);
+  CHECK_EQ_INT(F->buckets.shadow, 1);
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_SHADOW, &o));
+  ty_bucket_range ranges[TY_RENDER_MAX_CASCADES];
+  const ty_frame_block *B = ty_render_frame_block(R);
+  CHECK(!ty_render_shadow_split(R, (const float(*)[16])B->shadow_view_proj, 4, ranges));
+  float vp[4][16];
+  memcpy(vp, B->shadow_view_proj, sizeof vp);
+  float split0 = B->cascade_splits[0];
+  CHECK(ty_render_end_frame(R, F));
+
+  struct {
+    float p[3];
+    const char *what;
+  } cases[] = {
+      {{200, 0, 0}, "far to the side"},
+      {{0, 0, 8}, "just ahead"},
+      {{0, 0, -30}, "40 ahead"},
+      {{0, 60, 8}, "60 up, between the sun and the first slice"},
+      {{0, 0, 10 - split0}, "at the first split"},
+  };
+  int in_first[5] = {0};
+  for (int k = 0; k < 5; k++) {
+    memcpy(trs(W, thing)->pos, cases[k].p, sizeof cases[k].p);
+    F = ty_render_begin_frame(R, &d);
+    CHECK_EQ_INT(F->buckets.cascades, 4);
+    uint32_t any = 0;
+    for (int c = 0; c < 4; c++) {
+      int side = cascade_side(vp[c], cases[k].p);
+      CHECK(side >= 0);
+      if (side >= 0 && (int)F->buckets.shadow_cascade[c] != side)
+        fprintf(stderr, "  %s: cascade %d lists %u, its box says %d\n", cases[k].what, c, F->buckets.shadow_cascade[c], side);
+      CHECK_EQ_INT(F->buckets.shadow_cascade[c], side);
+      any |= F->buckets.shadow_cascade[c];
+    }
+    CHECK_EQ_INT(F->buckets.shadow, any);
+    in_first[k] = (int)F->buckets.shadow_cascade[0] + 2 * (int)F->buckets.shadow_cascade[1];
+    CHECK(ty_render_add_feature(R, F, TY_FEATURE_SHADOW, &o));
+    CHECK(memcmp(vp, B->shadow_view_proj, sizeof vp) == 0); /* the same camera: the same cascades */
+    CHECK(ty_render_shadow_split(R, (const float(*)[16])B->shadow_view_proj, 4, ranges));
+    uint32_t items = 0;
+    for (int c = 0; c < 4; c++) items += ranges[c].item_count;
+    CHECK_EQ_INT(items, F->buckets.shadow_cascade[0] + F->buckets.shadow_cascade[1] +
+                            F->buckets.shadow_cascade[2] + F->buckets.shadow_cascade[3]);
+    CHECK(ty_render_end_frame(R, F));
+  }
+  CHECK_EQ_INT(in_first[0], 0); /* far to the side: in neither, nor any other (above) */
+  CHECK(in_first[1] & 1);
+  CHECK_EQ_INT(in_first[2] & 1, 0); /* 40 ahead is past the first cascade */
+  CHECK(in_first[3] & 1);
+  CHECK_EQ_INT(in_first[4], 3); /* both sides of the split */
+
+  /* Other settings this frame than last: the list was split by other cascades, so the
+   * pass draws it whole into each. */
+  F = ty_render_begin_frame(R, &d);
+  o.shadow.cascades = 2;
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_SHADOW, &o));
+  CHECK(!ty_render_shadow_split(R, (const float(*)[16])B->shadow_view_proj, 2, ranges));
+  CHECK(ty_render_end_frame(R, F));
+  F = ty_render_begin_frame(R, &d);
+  CHECK_EQ_INT(F->buckets.cascades, 2);
+  CHECK(ty_render_add_feature(R, F, TY_FEATURE_SHADOW, &o));
+  CHECK(ty_render_shadow_split(R, (const float(*)[16])B->shadow_view_proj, 2, ranges));
+  CHECK(ty_render_end_frame(R, F));
+  /* No Shadow feature: the next frame culls no casters. */
+  F = ty_render_begin_frame(R, &d);
+  CHECK(ty_render_end_frame(R, F));
+  F = ty_render_begin_frame(R, &d);
+  CHECK_EQ_INT(F->buckets.cascades, 0);
+  CHECK_EQ_INT(F->buckets.shadow, 1);
+  CHECK(ty_render_end_frame(R, F));
   ty_render_destroy(R);
   ty_world_destroy(W);
 }
@@ -672,6 +779,7 @@ int main(void) {
   RUN(test_item_slots_are_reused_and_stale_ones_refused);
   RUN(test_bucket_counts);
   RUN(test_lights_and_sun);
+  RUN(test_shadow_cascades);
   RUN(test_forward_pass_list);
   RUN(test_reading_an_unwritten_resource_names_both);
   RUN(test_engine_font_found_once_a_size_or_named_missing);

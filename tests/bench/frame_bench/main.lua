@@ -61,5 +61,11 @@ engine:beforeFrame(function()
       print(("frame_bench: pass %-20s %8.2f ms"):format(name, ms))
     end
     if #order > 0 then print(("frame_bench: pass %-20s %8.2f ms"):format("(sum)", total)) end
+    local st = tycho.stats.render()
+    print(("frame_bench: instances drawn %d (all passes)"):format(st.instances))
+    if st.shadowCasters and st.shadowCasters > 0 then
+      print(("frame_bench: shadow casters %d, per cascade %s"):format(st.shadowCasters,
+        #st.shadowCascades > 0 and table.concat(st.shadowCascades, "/") or "(not split)"))
+    end
   end
 end)
