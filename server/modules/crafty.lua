@@ -73,6 +73,7 @@ local M = {
   rooms = {},         -- worldId -> room
   clients = {},       -- session id -> client
   lobby = Room.new(), -- clients that said hello and are in no world
+  feeding = {},       -- client -> true while it has a feed (the rest of a long edit log to send)
   -- host: set by onStart; storage: the store once opened (see store());
   -- listText: the encoded world_list until something in it changes (see listChanged)
 }
@@ -659,7 +660,10 @@ local function joinHere(client, msg)
   -- nor the client's largest message is passed. Chunks are read from the live log when sent.
   record.edits = chunkEdits(room, 1)
   local more = room.editCount > EDIT_CHUNK
-  if more then client.feed = { room = room, chunk = 2 } end
+  if more then
+    client.feed = { room = room, chunk = 2 }
+    M.feeding[client] = true
+  end
   client.session:send({
     t = "welcome", playerId = player.id, world = record, players = others, more = more or nil,
     you = { x = x, y = y, z = z, yaw = yaw, pitch = pitch, inventory = player.inventory },
@@ -982,17 +986,20 @@ function M.report()
   M.host:monitor({ rooms = rooms })
 end
 
--- Sends each joiner with a long edit log its next chunk.
+-- Sends each joiner with a long edit log its next chunk. Only the clients in M.feeding are
+-- read: a walk of every client each FEED_INTERVAL would touch each one's table, cold. A client
+-- whose feed is gone (done, left, closed) leaves the set.
 function M.feedEdits()
-  for _, client in pairs(M.clients) do
+  local feeding = M.feeding
+  for client in pairs(feeding) do
     local feed = client.feed
     if feed and client.room == feed.room and feed.chunk then
       local more = feed.chunk < #feed.room.log
       client.session:send({ t = "edits", edits = chunkEdits(feed.room, feed.chunk), more = more })
       feed.chunk = feed.chunk + 1
-      if not more then client.feed = nil end
+      if not more then client.feed, feeding[client] = nil, nil end
     else
-      client.feed = nil
+      client.feed, feeding[client] = nil, nil
     end
   end
 end
@@ -1119,6 +1126,12 @@ end
 -- Rooms made by code before the packed log (world.edits a list) are packed in place; code from
 -- before the group commit gets its timer; players from before the movement state get theirs.
 function M.onReload(old, host)
+  if not old.feeding then -- code from before the set: every client with a feed
+    old.feeding = {}
+    for _, client in pairs(old.clients or {}) do
+      if client.feed then old.feeding[client] = true end
+    end
+  end
   if not old.commitTimer and host then
     old.commitTimer = host:every(COMMIT_INTERVAL, function() old.commitEdits() end)
   end
