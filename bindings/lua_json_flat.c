@@ -4,14 +4,7 @@
  * and gives the same table (the same values, fields set in the same order); anything else
  * (nesting, escapes, bytes outside printable ASCII, a repeated key, a number jansson would
  * refuse, a document over the caps) is left to the full decoder, which also words the
- * errors.
- *
- * Keys and short strings come from a small cache of Lua strings the decoder keeps in the
- * state (registry[&string_cache], STRING_SLOTS slots by a hash of a few bytes): a frame
- * of a server's hot path names the same few keys every time, and lua_pushlstring would hash
- * each and look it up in the state's whole string table, a cold cache line or two apiece.
- * A slot holds the last string that hashed to it; a miss interns the string as before and
- * keeps it there. Lua strings are interned, so a hit is the very string a miss would give. */
+ * errors. */
 #include "lua_json_flat.h"
 
 #include <errno.h>
@@ -22,8 +15,6 @@
 
 #define FLAT_MAX_FIELDS 16
 #define FLAT_NUMBER_MAX 64 /* longer numbers go the long way (they are copied to end them) */
-#define STRING_SLOTS 64    /* the decoder's string cache */
-#define STRING_CACHED 24   /* longer strings are not cached */
 #define INTEGER_DIGITS 18  /* an integer this long can not pass lua_Integer's range */
 
 typedef enum flat_kind { FLAT_STRING, FLAT_INTEGER, FLAT_REAL, FLAT_TRUE, FLAT_FALSE, FLAT_NULL } flat_kind;
@@ -220,50 +211,16 @@ static int scan_object(const char *s, size_t len, flat_field *fields) {
   return skip_ws(p, end) == end ? n : -1;
 }
 
-static const char string_cache = 0; /* its registry key */
-
-/* Pushes the decoder's string cache (made on first use). */
-static int push_cache(lua_State *L) {
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &string_cache) != LUA_TTABLE) {
-    lua_pop(L, 1);
-    lua_createtable(L, STRING_SLOTS, 0);
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &string_cache);
-  }
-  return lua_gettop(L);
-}
-
-/* Pushes s[0..n) as a Lua string, from the cache at index cache when it is there. */
-static void push_string(lua_State *L, int cache, const char *s, size_t n) {
-  if (n > STRING_CACHED) {
-    lua_pushlstring(L, s, n);
-    return;
-  }
-  unsigned h = (unsigned)n * 2654435761u;
-  if (n) h ^= (unsigned char)s[0] * 40503u ^ (unsigned char)s[n / 2] * 131u ^ (unsigned char)s[n - 1];
-  lua_Integer slot = (lua_Integer)(h % STRING_SLOTS) + 1;
-  if (lua_rawgeti(L, cache, slot) == LUA_TSTRING) {
-    size_t cn;
-    const char *c = lua_tolstring(L, -1, &cn);
-    if (cn == n && memcmp(c, s, n) == 0) return;
-  }
-  lua_pop(L, 1);
-  lua_pushlstring(L, s, n);
-  lua_pushvalue(L, -1);
-  lua_rawseti(L, cache, slot);
-}
-
 bool ty_json_push_flat(lua_State *L, const char *s, size_t len, int max_depth, long max_items) {
   flat_field fields[FLAT_MAX_FIELDS];
   int n = scan_object(s, len, fields);
   if (n < 0 || max_depth < 1 || n + 1 > max_items) return false;
-  int cache = push_cache(L);
   lua_createtable(L, 0, n);
   for (int i = 0; i < n; i++) {
     const flat_field *f = &fields[i];
-    push_string(L, cache, f->key, f->key_len);
+    lua_pushlstring(L, f->key, f->key_len);
     switch (f->kind) {
-    case FLAT_STRING: push_string(L, cache, f->text, f->text_len); break;
+    case FLAT_STRING: lua_pushlstring(L, f->text, f->text_len); break;
     case FLAT_INTEGER: lua_pushinteger(L, f->i); break;
     case FLAT_REAL: lua_pushnumber(L, f->d); break;
     case FLAT_TRUE: lua_pushboolean(L, 1); break;
@@ -272,6 +229,5 @@ bool ty_json_push_flat(lua_State *L, const char *s, size_t len, int max_depth, l
     }
     lua_rawset(L, -3);
   }
-  lua_remove(L, cache);
   return true;
 }
