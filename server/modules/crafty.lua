@@ -396,7 +396,9 @@ local function newRoom(world)
     if k ~= "edits" then record[k] = v end
   end
   local room = { world = record, terrain = terrain, members = Room.new(), players = {}, keys = {}, unsaved = {},
-    dirty = false, idleSince = tycho.now(), movers = {}, last = {} } -- movers: movement states (player.mv) to flush; last: playerKey -> its player
+    dirty = false, idleSince = tycho.now(), movers = { n = 0 }, last = {} }
+  -- movers: movement states (player.mv) to flush, movers.n of them (no # on every move: a list
+  -- that grows has no border at its size, and # searches for one); last: playerKey -> its player
   fillLog(room, world.edits)
   return room
 end
@@ -741,7 +743,8 @@ local function move(client, mv, msg)
     mv[QUEUED] = true
     local room = client.room
     local movers = room.movers
-    movers[#movers + 1] = mv
+    local n = movers.n + 1
+    movers.n, movers[n] = n, mv
     if not room.flusher then
       room.flusher = M.host:every(TRANSFORM_INTERVAL, function() M.flushRoom(room) end)
     end
@@ -911,10 +914,10 @@ function M.flushRoom(room)
     return
   end
   local movers = room.movers
-  if #movers == 0 then return end
-  room.movers = {}
+  if movers.n == 0 then return end
+  room.movers = { n = 0 }
   local list, n = array(), 0
-  for i = 1, #movers do
+  for i = 1, movers.n do
     local mv = movers[i]
     if mv[QUEUED] then -- not gone since (leaveWorld unqueues)
       mv[QUEUED] = false
@@ -1104,16 +1107,18 @@ local function convertMoves(old, room)
   end
   for _, p in pairs(room.players) do convert(p) end
   for _, p in pairs(room.last or {}) do convert(p) end
-  local movers = {}
+  local movers = { n = 0 }
   for _, m in ipairs(room.movers or {}) do
     if m.mv then -- a player, not a state
       if m.queued and room.players[m.id] == m then
         m.mv[QUEUED] = true
-        movers[#movers + 1] = m.mv
+        movers.n = movers.n + 1
+        movers[movers.n] = m.mv
       end
       m.queued = nil
     else
-      movers[#movers + 1] = m
+      movers.n = movers.n + 1
+      movers[movers.n] = m
     end
   end
   room.movers = movers
