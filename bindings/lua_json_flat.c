@@ -15,6 +15,7 @@
 
 #define FLAT_MAX_FIELDS 16
 #define FLAT_NUMBER_MAX 64 /* longer numbers go the long way (they are copied to end them) */
+#define INTEGER_DIGITS 18  /* an integer this long can not pass lua_Integer's range */
 
 typedef enum flat_kind { FLAT_STRING, FLAT_INTEGER, FLAT_REAL, FLAT_TRUE, FLAT_FALSE, FLAT_NULL } flat_kind;
 
@@ -97,6 +98,7 @@ static bool real_exact(const char *p, const char *end, double *d) {
 static const char *scan_number(const char *p, const char *end, flat_field *f) {
   const char *start = p;
   if (p < end && *p == '-') p++;
+  const char *digits = p;
   if (p >= end || *p < '0' || *p > '9') return NULL;
   if (*p == '0') {
     p++;
@@ -124,6 +126,13 @@ static const char *scan_number(const char *p, const char *end, flat_field *f) {
     return p;
   }
   size_t n = (size_t)(p - start);
+  if (!real && (size_t)(p - digits) <= INTEGER_DIGITS) { /* what strtoll gives, without its locale */
+    lua_Integer v = 0;
+    for (const char *q = digits; q < p; q++) v = v * 10 + (*q - '0');
+    f->kind = FLAT_INTEGER;
+    f->i = start < digits ? -v : v;
+    return p;
+  }
   if (n >= FLAT_NUMBER_MAX) return NULL;
   char buf[FLAT_NUMBER_MAX];
   memcpy(buf, start, n);

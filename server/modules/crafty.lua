@@ -73,6 +73,7 @@ local M = {
   rooms = {},         -- worldId -> room
   clients = {},       -- session id -> client
   lobby = Room.new(), -- clients that said hello and are in no world
+  feeding = {},       -- client -> true while it has a feed (the rest of a long edit log to send)
   -- host: set by onStart; storage: the store once opened (see store());
   -- listText: the encoded world_list until something in it changes (see listChanged)
 }
@@ -86,6 +87,22 @@ local function refuse(client, code, message)
 end
 
 local mathType, HUGE = math.type, math.huge
+local type, now = type, tycho.now -- upvalues: read on every message (a reload runs this again)
+
+-- A player's movement state, what every transform and flush reads and writes, is one small
+-- list (player.mv, also client.mv while in a world): its array part is a few cache lines in
+-- a row, where the player's own fields are spread over a node array of ~16 slots, each read
+-- its own cache miss when a thousand players share the cores.
+local X <const>, Y <const>, Z <const>, YAW <const>, PITCH <const> = 1, 2, 3, 4, 5
+local AT <const> = 6      -- when the last position was accepted (tycho.now)
+local SETTLED <const> = 7 -- false while the first move from the spawn may settle (SPAWN_RADIUS)
+local QUEUED <const> = 8  -- in room.movers for the next flush
+local MOVED <const> = 9   -- moved since its last save (the player is dirty: see playerDirty)
+local ID <const> = 10     -- the player's id (its session's)
+
+local function newMoves(id, x, y, z, yaw, pitch, at, settled)
+  return { x, y, z, yaw, pitch, at, settled, false, false, id }
+end
 
 local function isFiniteNumber(v)
   return mathType(v) ~= nil and v == v and v ~= HUGE and v ~= -HUGE
@@ -103,9 +120,9 @@ end
 
 -- A token bucket: true when one more event fits in `rate` per second with bursts of `burst`.
 local function take(bucket, rate, burst)
-  local now = tycho.now()
-  bucket.tokens = math.min(burst, bucket.tokens + (now - bucket.at) * rate)
-  bucket.at = now
+  local t = now()
+  bucket.tokens = math.min(burst, bucket.tokens + (t - bucket.at) * rate)
+  bucket.at = t
   if bucket.tokens < 1 then return false end
   bucket.tokens = bucket.tokens - 1
   return true
@@ -254,10 +271,15 @@ local function writeRoom(storage, room)
   return true
 end
 
+-- A player to save: its inventory changed, or it moved, since its last save.
+local function playerDirty(p)
+  return p.dirty or p.mv[MOVED]
+end
+
 local function writePlayer(storage, room, player)
-  if not player.dirty then return true end
-  local record = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch,
-    inventory = player.inventory }
+  if not playerDirty(player) then return true end
+  local mv = player.mv
+  local record = { x = mv[X], y = mv[Y], z = mv[Z], yaw = mv[YAW], pitch = mv[PITCH], inventory = player.inventory }
   local ok, saved, err = pcall(storage.savePlayer, storage, room.world.id, player.key, record)
   if not (ok and saved) then
     M.host:log("crafty_save_failed player " .. tostring(player.key) .. ": " .. tostring(ok and err or saved))
@@ -288,7 +310,7 @@ local function saveTogether(rooms, players)
       if room.dirty then M.host:log("crafty_save_failed world " .. tostring(room.world.id) .. ": " .. err) end
     end
     for _, pair in ipairs(players) do
-      if pair[2].dirty then M.host:log("crafty_save_failed player " .. tostring(pair[2].key) .. ": " .. err) end
+      if playerDirty(pair[2]) then M.host:log("crafty_save_failed player " .. tostring(pair[2].key) .. ": " .. err) end
     end
     return {}
   end
@@ -300,7 +322,7 @@ local function saveTogether(rooms, players)
     end
   end
   for _, pair in ipairs(players) do
-    if written[pair[2]] then pair[2].dirty = false end
+    if written[pair[2]] then pair[2].dirty, pair[2].mv[MOVED] = false, false end
   end
   return written
 end
@@ -374,7 +396,9 @@ local function newRoom(world)
     if k ~= "edits" then record[k] = v end
   end
   local room = { world = record, terrain = terrain, members = Room.new(), players = {}, keys = {}, unsaved = {},
-    dirty = false, idleSince = tycho.now(), movers = {}, last = {} } -- movers: players to flush; last: playerKey -> its player
+    dirty = false, idleSince = tycho.now(), movers = { n = 0 }, last = {} }
+  -- movers: movement states (player.mv) to flush, movers.n of them (no # on every move: a list
+  -- that grows has no border at its size, and # searches for one); last: playerKey -> its player
   fillLog(room, world.edits)
   return room
 end
@@ -443,7 +467,8 @@ local function applyEdit(room, x, y, z, type)
 end
 
 local function playerInfo(p)
-  return { playerId = p.id, name = p.name, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
+  local mv = p.mv
+  return { playerId = p.id, name = p.name, x = mv[X], y = mv[Y], z = mv[Z], yaw = mv[YAW], pitch = mv[PITCH] }
 end
 
 -- ---- leaving ----
@@ -456,13 +481,14 @@ local function leaveWorld(client)
   room.members:remove(client.session.id)
   room.players[client.session.id] = nil
   if player and room.keys[player.key] == client.session.id then room.keys[player.key] = nil end
-  client.room, client.player, client.feed = nil, nil, nil
+  client.room, client.player, client.mv, client.feed = nil, nil, nil, nil
+  if player then player.mv[QUEUED] = false end -- the next flush skips it
   if player then room.members:broadcast({ t = "player_leave", playerId = player.id }) end
   -- The player saved now, and the world with it when it is left empty (cheap: no log
   -- rewrite); it is unloaded by unloadIdle once idle for ROOM_IDLE s, so that players coming
   -- and going do not load the world each time.
   local empty = room.members.count == 0
-  if (player and player.dirty) or (empty and room.dirty) then
+  if (player and playerDirty(player)) or (empty and room.dirty) then
     saveTogether(empty and { room } or NONE, player and { { room, player } } or NONE)
   end
   if empty then room.idleSince = tycho.now() end
@@ -597,16 +623,22 @@ local function joinHere(client, msg)
   -- Where this playerKey last was in this world: in memory while the room is loaded (newer
   -- than a save that failed or is still queued), else its saved record, else the spawn.
   room.last = room.last or {} -- a room made before a hot reload
-  local from = room.last[client.key] or saved or world.player
+  local last, x, y, z, yaw, pitch = room.last[client.key], nil, nil, nil, nil, nil
+  if last then
+    local mv = last.mv
+    x, y, z, yaw, pitch = mv[X], mv[Y], mv[Z], mv[YAW], mv[PITCH]
+  else
+    local from = saved or world.player
+    x, y, z, yaw, pitch = from.x, from.y, from.z, from.yaw, from.pitch
+  end
   local spawn = world.player
   local player = {
     id = client.session.id, key = client.key, name = client.name,
-    x = from.x, y = from.y, z = from.z, yaw = from.yaw, pitch = from.pitch,
-    inventory = saved and saved.inventory or nil,
-    queued = false, dirty = false,
+    inventory = saved and saved.inventory or nil, dirty = false,
     -- The last accepted position's time, and whether it may still settle (SPAWN_RADIUS): only
     -- from the spawn, so a leave and join again never skips the speed check.
-    at = tycho.now(), settled = not (from.x == spawn.x and from.y == spawn.y and from.z == spawn.z),
+    mv = newMoves(client.session.id, x, y, z, yaw, pitch, now(),
+      not (x == spawn.x and y == spawn.y and z == spawn.z)),
   }
   local others = array()
   for _, p in pairs(room.players) do others[#others + 1] = playerInfo(p) end
@@ -620,7 +652,7 @@ local function joinHere(client, msg)
   room.keys[player.key] = player.id
   room.last[player.key] = player
   room.members:add(client.session)
-  client.room, client.player = room, player
+  client.room, client.player, client.mv = room, player, player.mv
   local record = {}
   for k, v in pairs(world) do
     if k ~= "screenshot" then record[k] = v end -- PNG bytes are not JSON; clients keep their own
@@ -630,13 +662,16 @@ local function joinHere(client, msg)
   -- nor the client's largest message is passed. Chunks are read from the live log when sent.
   record.edits = chunkEdits(room, 1)
   local more = room.editCount > EDIT_CHUNK
-  if more then client.feed = { room = room, chunk = 2 } end
+  if more then
+    client.feed = { room = room, chunk = 2 }
+    M.feeding[client] = true
+  end
   client.session:send({
     t = "welcome", playerId = player.id, world = record, players = others, more = more or nil,
-    you = { x = player.x, y = player.y, z = player.z, yaw = player.yaw, pitch = player.pitch, inventory = player.inventory },
+    you = { x = x, y = y, z = z, yaw = yaw, pitch = pitch, inventory = player.inventory },
   })
-  room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = player.x, y = player.y,
-    z = player.z, yaw = player.yaw, pitch = player.pitch }, player.id)
+  room.members:broadcast({ t = "player_join", playerId = player.id, name = player.name, x = x, y = y,
+    z = z, yaw = yaw, pitch = pitch }, player.id)
 end
 
 function handlers.join_world(client, msg)
@@ -677,14 +712,15 @@ function handlers.leave_world(client)
   sendList(client)
 end
 
--- The most frequent message of all: its fields are read once into locals and checked in
--- this order (the first that is not a finite number is the one the error names).
-function handlers.transform(client, msg)
-  local player = client.player
-  if not player then return refuse(client, "not_in_world", "join a world first") end
+-- The most frequent message of all (M.onMessage takes it straight here): its fields are read
+-- once into locals and checked in this order (the first that is not a finite number is the
+-- one the error names). mv is the player's movement state (newMoves); the checks are
+-- expressions, not calls: v - v is 0 for a finite number, NaN for inf and NaN.
+local function move(client, mv, msg)
   local x, y, z, yaw, pitch = msg.x, msg.y, msg.z, msg.yaw, msg.pitch
-  local bad = not isFiniteNumber(x) and "x" or not isFiniteNumber(y) and "y" or not isFiniteNumber(z) and "z"
-    or not isFiniteNumber(yaw) and "yaw" or not isFiniteNumber(pitch) and "pitch"
+  local bad = not (type(x) == "number" and x - x == 0) and "x" or not (type(y) == "number" and y - y == 0) and "y"
+    or not (type(z) == "number" and z - z == 0) and "z" or not (type(yaw) == "number" and yaw - yaw == 0) and "yaw"
+    or not (type(pitch) == "number" and pitch - pitch == 0) and "pitch"
   if bad then return refuse(client, "bad_transform", bad .. " must be a finite number") end
   -- No math.abs: math.abs(math.mininteger) is negative.
   if not (x > -MAX_XZ and x < MAX_XZ and z > -MAX_XZ and z < MAX_XZ and y >= MIN_Y - 64 and y <= MAX_Y + 64) then
@@ -696,27 +732,29 @@ function handlers.transform(client, msg)
   -- Movement is measured from the last accepted position: at most MAX_SPEED blocks a second
   -- plus MOVE_SLACK. A player at the world's spawn (a first visit) may settle within
   -- SPAWN_RADIUS once (the client puts itself on the terrain below or around the spawn).
-  local now = tycho.now()
-  local dx, dy, dz = x - player.x, y - player.y, z - player.z
-  local allowed = player.settled and (MAX_SPEED * (now - player.at) + MOVE_SLACK) or SPAWN_RADIUS
+  local t = now()
+  local dx, dy, dz = x - mv[X], y - mv[Y], z - mv[Z]
+  local allowed = mv[SETTLED] and (MAX_SPEED * (t - mv[AT]) + MOVE_SLACK) or SPAWN_RADIUS
   if dx * dx + dy * dy + dz * dz > allowed * allowed then
     return refuse(client, "too_fast_move", "moved faster than " .. MAX_SPEED .. " blocks a second")
   end
-  player.at, player.settled = now, true
-  player.x, player.y, player.z, player.yaw, player.pitch = x, y, z, yaw, pitch
-  player.dirty = true
-  -- queued: in room.movers for the next flush (a new name: a player from code before a
-  -- reload has none, so it is queued on its next move)
-  if not player.queued then
-    player.queued = true
+  mv[X], mv[Y], mv[Z], mv[YAW], mv[PITCH], mv[AT], mv[SETTLED], mv[MOVED] = x, y, z, yaw, pitch, t, true, true
+  if not mv[QUEUED] then -- into room.movers for the next flush
+    mv[QUEUED] = true
     local room = client.room
     local movers = room.movers
-    if not movers then movers = {}; room.movers = movers end -- a room made before a hot reload
-    movers[#movers + 1] = player
+    local n = movers.n + 1
+    movers.n, movers[n] = n, mv
     if not room.flusher then
       room.flusher = M.host:every(TRANSFORM_INTERVAL, function() M.flushRoom(room) end)
     end
   end
+end
+
+function handlers.transform(client, msg)
+  local mv = client.mv
+  if not mv then return refuse(client, "not_in_world", "join a world first") end
+  return move(client, mv, msg)
 end
 
 function handlers.block_edit(client, msg)
@@ -738,7 +776,8 @@ function handlers.block_edit(client, msg)
   if not inWorld(x, y, z) then -- no math.abs: math.abs(math.mininteger) is negative
     return refuse(client, "out_of_bounds", "block outside the world")
   end
-  local dx, dy, dz = x + 0.5 - player.x, y + 0.5 - player.y, z + 0.5 - player.z
+  local mv = player.mv
+  local dx, dy, dz = x + 0.5 - mv[X], y + 0.5 - mv[Y], z + 0.5 - mv[Z]
   if dx * dx + dy * dy + dz * dz > REACH * REACH then
     return refuse(client, "out_of_reach", "the block is more than " .. REACH .. " blocks away")
   end
@@ -835,6 +874,10 @@ local function hello(client, msg)
 end
 
 function M.onMessage(client, msg)
+  -- A player in a world here (client.mv) is never relayed and has said hello: a transform
+  -- goes straight to its handler, past the checks below that it passes.
+  local mv = client.mv
+  if mv and type(msg) == "table" and msg.t == "transform" then return move(client, mv, msg) end
   if client.relay then -- in a world another process runs: it answers, except leave_world
     if type(msg) == "table" and msg.t == "leave_world" then
       M.cluster:detach(client)
@@ -871,17 +914,18 @@ function M.flushRoom(room)
     return
   end
   local movers = room.movers
-  if not movers or #movers == 0 then return end
-  room.movers = {}
-  local list = array()
-  for i = 1, #movers do
-    local p = movers[i]
-    p.queued = false
-    if room.players[p.id] == p then -- not gone since
-      list[#list + 1] = { playerId = p.id, x = p.x, y = p.y, z = p.z, yaw = p.yaw, pitch = p.pitch }
+  if movers.n == 0 then return end
+  room.movers = { n = 0 }
+  local list, n = array(), 0
+  for i = 1, movers.n do
+    local mv = movers[i]
+    if mv[QUEUED] then -- not gone since (leaveWorld unqueues)
+      mv[QUEUED] = false
+      n = n + 1
+      list[n] = { playerId = mv[ID], x = mv[X], y = mv[Y], z = mv[Z], yaw = mv[YAW], pitch = mv[PITCH] }
     end
   end
-  if #list > 0 then room.members:broadcast({ t = "players", players = list }) end
+  if n > 0 then room.members:broadcast({ t = "players", players = list }) end
 end
 
 -- Every world's flush at once (the timer of code from before per-world timers calls it).
@@ -945,17 +989,20 @@ function M.report()
   M.host:monitor({ rooms = rooms })
 end
 
--- Sends each joiner with a long edit log its next chunk.
+-- Sends each joiner with a long edit log its next chunk. Only the clients in M.feeding are
+-- read: a walk of every client each FEED_INTERVAL would touch each one's table, cold. A client
+-- whose feed is gone (done, left, closed) leaves the set.
 function M.feedEdits()
-  for _, client in pairs(M.clients) do
+  local feeding = M.feeding
+  for client in pairs(feeding) do
     local feed = client.feed
     if feed and client.room == feed.room and feed.chunk then
       local more = feed.chunk < #feed.room.log
       client.session:send({ t = "edits", edits = chunkEdits(feed.room, feed.chunk), more = more })
       feed.chunk = feed.chunk + 1
-      if not more then client.feed = nil end
+      if not more then client.feed, feeding[client] = nil, nil end
     else
-      client.feed = nil
+      client.feed, feeding[client] = nil, nil
     end
   end
 end
@@ -969,7 +1016,7 @@ function M.saveAll()
   for _, room in pairs(M.rooms) do
     if room.dirty then rooms[#rooms + 1] = room end
     for _, p in pairs(room.players) do
-      if p.dirty then players[#players + 1] = { room, p } end
+      if playerDirty(p) then players[#players + 1] = { room, p } end
     end
   end
   if #rooms > 0 or #players > 0 then
@@ -1049,9 +1096,47 @@ function M.onStart(h)
   M.reportTimer = h:every(REPORT_INTERVAL, function() M.report() end)
 end
 
+-- A player made by code before the movement state (player.x, ... player.queued) gets its mv,
+-- and its client with it; a room's movers become their states.
+local function convertMoves(old, room)
+  local function convert(p)
+    if p.mv then return end
+    p.mv = newMoves(p.id, p.x, p.y, p.z, p.yaw, p.pitch, p.at or tycho.now(), p.settled or false)
+    p.mv[MOVED] = p.dirty or false
+    p.x, p.y, p.z, p.yaw, p.pitch, p.at, p.settled = nil, nil, nil, nil, nil, nil, nil
+  end
+  for _, p in pairs(room.players) do convert(p) end
+  for _, p in pairs(room.last or {}) do convert(p) end
+  local movers = { n = 0 }
+  for _, m in ipairs(room.movers or {}) do
+    if m.mv then -- a player, not a state
+      if m.queued and room.players[m.id] == m then
+        m.mv[QUEUED] = true
+        movers.n = movers.n + 1
+        movers[movers.n] = m.mv
+      end
+      m.queued = nil
+    else
+      movers.n = movers.n + 1
+      movers[movers.n] = m
+    end
+  end
+  room.movers = movers
+  for _, p in pairs(room.players) do p.queued = nil end
+  for _, client in pairs(old.clients or {}) do
+    if client.room == room and client.player then client.mv = client.player.mv end
+  end
+end
+
 -- Rooms made by code before the packed log (world.edits a list) are packed in place; code from
--- before the group commit gets its timer.
+-- before the group commit gets its timer; players from before the movement state get theirs.
 function M.onReload(old, host)
+  if not old.feeding then -- code from before the set: every client with a feed
+    old.feeding = {}
+    for _, client in pairs(old.clients or {}) do
+      if client.feed then old.feeding[client] = true end
+    end
+  end
   if not old.commitTimer and host then
     old.commitTimer = host:every(COMMIT_INTERVAL, function() old.commitEdits() end)
   end
@@ -1064,6 +1149,7 @@ function M.onReload(old, host)
       room.world.edits, room.unsaved = nil, {}
       room.dirty = true
     end
+    convertMoves(old, room)
   end
   old.listText = nil
 end

@@ -131,6 +131,20 @@ describe("tycho.json.decode", function()
     end
   end)
 
+  it("reads integers of every length as the full decoder does", function()
+    for digits = 1, 19 do
+      for _, sign in ipairs({ "", "-" }) do
+        local text = sign .. ("1234567890123456789"):sub(1, digits)
+        local flat, full = json.decode('{"n":' .. text .. '}'), json.decode('{"\\u006e":' .. text .. '}')
+        assert.equals("integer", math.type(flat.n), text)
+        assert.equals(full.n, flat.n, text)
+        assert.equals(math.tointeger(text), flat.n, text)
+      end
+    end
+    assert.equals(0, json.decode('{"n":-0}').n)
+    assert.equals(math.mininteger, json.decode('{"n":-9223372036854775808}').n)
+  end)
+
   it("leaves to the full decoder what a flat read cannot take, with its answers", function()
     assert.equals(2, json.decode('{"a":1,"a":2}').a) -- a repeated key: the last one
     assert.equals("caf\u{e9}", json.decode('{"a":"caf\u{e9}"}').a)

@@ -92,7 +92,10 @@ function M.onMessage(client, msg)
   if type(msg) ~= "table" or msg.t ~= "_crowd" then return onMessage(client, msg) end
   for i = #crowd + 1, #crowd + msg.n do
     local s = { id = 1000000 + i, frames = 0 }
-    function s:send() self.frames = self.frames + 1 end
+    function s:send(m)
+      self.frames = self.frames + 1
+      if type(m) == "table" and m.t == "welcome" then self.you = m.you end -- where it moves from
+    end
     s.sendText = s.send
     M.onConnect(s)
     local c = M.clients[s.id]
@@ -104,7 +107,7 @@ function M.onMessage(client, msg)
     M.host:every(0.05, function()
       step = step + 1
       for _, c in ipairs(crowd) do
-        local p = c.player
+        local p = c.session.you
         onMessage(c, { t = "transform", x = p.x + (step % 2 == 0 and 0.5 or -0.5), y = p.y, z = p.z, yaw = 0, pitch = 0 })
       end
     end)
