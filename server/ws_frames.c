@@ -9,11 +9,18 @@
 
 #include <string.h>
 
+#include "common.h"
+
 enum { OP_CONTINUATION = 0x0, OP_TEXT = 0x1, OP_BINARY = 0x2, OP_CLOSE = 0x8, OP_PING = 0x9, OP_PONG = 0xa };
 
 void ty_ws_rx_init(ty_ws_rx *rx, uint64_t max_message) {
   memset(rx, 0, sizeof *rx);
   rx->max_message = max_message;
+}
+
+void ty_ws_rx_free(ty_ws_rx *rx) {
+  TY_FREE(rx->ctl);
+  rx->ctl = NULL;
 }
 
 static size_t fail(ty_ws_rx *rx, ty_ws_event *ev, int code, const char *reason, size_t taken) {
@@ -30,27 +37,12 @@ static size_t header_size(const uint8_t *h) {
   return 2 + (len == 126 ? 2 : len == 127 ? 8 : 0) + 4;
 }
 
-/* Valid UTF-8 (RFC 3629): no overlong form, no surrogate, nothing past U+10FFFF. */
+/* Valid UTF-8 (RFC 3629), NUL included: the shared decoder takes every other character. */
 static bool utf8_valid(const uint8_t *s, size_t n) {
   for (size_t i = 0; i < n;) {
-    uint8_t c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    size_t k;
-    uint32_t cp, min;
-    if ((c & 0xe0) == 0xc0) k = 1, cp = c & 0x1f, min = 0x80;
-    else if ((c & 0xf0) == 0xe0) k = 2, cp = c & 0x0f, min = 0x800;
-    else if ((c & 0xf8) == 0xf0) k = 3, cp = c & 0x07, min = 0x10000;
-    else return false;
-    if (n - i <= k) return false;
-    for (size_t j = 1; j <= k; j++) {
-      if ((s[i + j] & 0xc0) != 0x80) return false;
-      cp = cp << 6 | (s[i + j] & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return false;
-    i += k + 1;
+    size_t k = s[i] ? ty_utf8_char((const char *)s + i, n - i) : 1;
+    if (!k) return false;
+    i += k;
   }
   return true;
 }
@@ -126,6 +118,10 @@ static const char *header_done(ty_ws_rx *rx, int *code) {
   rx->left = len;
   rx->hdr_len = 0;
   if (rx->opcode >= OP_CLOSE) {
+    /* Held only while a control frame is read and its event used: idle, a connection
+     * keeps no buffer for them. */
+    if (!rx->ctl) rx->ctl = TY_MALLOC(TY_WS_CONTROL_MAX + 1);
+    TY_ASSERT(rx->ctl);
     rx->ctl_len = 0;
     return NULL;
   }
@@ -158,6 +154,7 @@ static void data_event(ty_ws_rx *rx, ty_ws_event *ev, const uint8_t *data, size_
 size_t ty_ws_rx_next(ty_ws_rx *rx, uint8_t *p, size_t n, ty_ws_event *ev) {
   memset(ev, 0, sizeof *ev);
   ev->kind = TY_WS_MORE;
+  if (rx->ctl && (rx->hdr_len || rx->left == 0)) ty_ws_rx_free(rx); /* the last control event is used */
   if (rx->failed) return n; /* dropped: the connection is closing */
   size_t i = 0;
   while (i < n) {

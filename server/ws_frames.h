@@ -43,11 +43,16 @@ typedef struct ty_ws_rx {
   bool first_piece; /* the open message has not handed out a piece yet */
   bool binary;      /* the open message's kind */
   bool failed;      /* an error was reported: everything after it is dropped */
-  uint8_t ctl[126]; /* a control frame's payload (and a NUL after a close reason) */
+  uint8_t *ctl;     /* a control frame's payload (and a NUL after a close reason), from its
+                     * header to the next call after its event; else NULL */
   uint8_t ctl_len;
 } ty_ws_rx;
 
+#define TY_WS_CONTROL_MAX 125 /* bytes of a control frame's payload (RFC 6455 5.5) */
+
 void ty_ws_rx_init(ty_ws_rx *rx, uint64_t max_message);
+/* Frees what rx holds (a control frame's payload, while one is read): once the connection is gone. */
+void ty_ws_rx_free(ty_ws_rx *rx);
 /* Parses p[0, n) until one event: fills *ev and returns how many bytes it took (call again on
  * the rest). TY_WS_MORE takes every byte. Unmasks DATA payloads in place in p. */
 size_t ty_ws_rx_next(ty_ws_rx *rx, uint8_t *p, size_t n, ty_ws_event *ev);

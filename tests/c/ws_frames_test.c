@@ -77,6 +77,7 @@ static void run(const bytes *in, size_t chunk, uint64_t max, char *out, size_t c
       }
     }
   }
+  ty_ws_rx_free(&rx);
 }
 
 /* What in gives under every cut from 1 byte a read to all at once: the same each time. */
@@ -202,11 +203,34 @@ static void test_payload_unmasked_in_place(void) {
   CHECK(ev.len == 8 && memcmp(ev.data, "in place", 8) == 0);
 }
 
+/* A control frame's payload is held from its header to the call after its event: an idle
+ * connection keeps no buffer for control frames. */
+static void test_control_buffer_held_only_while_used(void) {
+  in.n = 0;
+  frame(&in, 0x89, "are you there", 13, true);
+  text(&in, 0x81, "after");
+  ty_ws_rx rx;
+  ty_ws_rx_init(&rx, 100);
+  CHECK(rx.ctl == NULL);
+  ty_ws_event ev;
+  size_t k = ty_ws_rx_next(&rx, in.b, 10, &ev); /* the header and 4 payload bytes */
+  CHECK_EQ_INT(ev.kind, TY_WS_MORE);
+  CHECK(rx.ctl != NULL);
+  size_t k2 = ty_ws_rx_next(&rx, in.b + k, in.n - k, &ev);
+  CHECK_EQ_INT(ev.kind, TY_WS_PING);
+  CHECK(ev.len == 13 && memcmp(ev.data, "are you there", 13) == 0);
+  ty_ws_rx_next(&rx, in.b + k + k2, in.n - k - k2, &ev);
+  CHECK_EQ_INT(ev.kind, TY_WS_DATA);
+  CHECK(rx.ctl == NULL);
+  ty_ws_rx_free(&rx);
+}
+
 int main(void) {
   RUN(test_whole_and_fragmented_messages);
   RUN(test_lengths_and_the_limit);
   RUN(test_close_codes_and_reasons);
   RUN(test_broken_frames);
   RUN(test_payload_unmasked_in_place);
+  RUN(test_control_buffer_held_only_while_used);
   return check_summary();
 }

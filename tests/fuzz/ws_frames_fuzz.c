@@ -91,6 +91,7 @@ static void parse(const uint8_t *stream, size_t size, size_t chunk, uint64_t max
       n -= k;
     }
   }
+  ty_ws_rx_free(&rx);
   free(copy);
 }
 
