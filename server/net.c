@@ -63,7 +63,7 @@ struct ty_client {
   ty_ws_rx ws;      /* direct_rx: its frames as they come */
   double valid_at; /* when a message last counted as a sign of life (lws_validity_confirmed) */
   int close_code;
-  char close_reason[124];
+  char *close_reason; /* from ty_client_close on (124 bytes): an open client holds none */
 };
 
 #define BATCH_MAX (32 * 1024) /* bytes handed to one send */
@@ -309,6 +309,8 @@ static void rx_stop(ty_client *c) {
 static void client_free(ty_client *c) {
   ty_net *net = c->net;
   rx_stop(c);
+  ty_ws_rx_free(&c->ws);
+  TY_FREE(c->close_reason);
   if (c->guard) c->guard->client = NULL;
   if (c->prev) c->prev->next = c->next;
   else net->clients = c->next;
@@ -367,7 +369,7 @@ static bool queue_frame(ty_client *c, int opcode, const void *data, size_t len, 
  * out before them, since lws writes its own frames first. Code 1005 (the peer's close had
  * none) is echoed as a close without a payload. */
 static void close_queue(ty_client *c) {
-  unsigned char payload[2 + sizeof c->close_reason];
+  unsigned char payload[2 + 124];
   size_t len = 0;
   if (c->close_code != 1005) {
     payload[0] = (unsigned char)(c->close_code >> 8);
@@ -384,6 +386,8 @@ void ty_client_close(ty_client *c, int code, const char *reason) {
   if (c->closing || c->closed) return;
   c->closing = true;
   c->close_code = code;
+  c->close_reason = TY_MALLOC(124);
+  TY_ASSERT(c->close_reason);
   close_reason_copy(c->close_reason, reason ? reason : "");
   if (c->direct_rx) {
     close_queue(c);
@@ -552,7 +556,7 @@ static int on_writeable(ty_client *c, struct lws *wsi) {
     rx_stop(c);
     return -1;
   }
-  if (!queued) return c->closing ? close_now(c, wsi, c->close_code, c->close_reason) : 0;
+  if (!queued) return c->closing ? close_now(c, wsi, c->close_code, c->close_reason ? c->close_reason : "") : 0;
   size_t n = queued < BATCH_MAX ? queued : BATCH_MAX;
   /* Whole frames, already framed (a cut at BATCH_MAX continues in the next send): lws sends
    * them as they are, and keeps what the socket does not take yet, writing it before it
