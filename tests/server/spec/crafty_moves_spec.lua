@@ -20,11 +20,21 @@ local function welcome(c, id)
   for _, m in ipairs(c.take(id)) do if m.t == "welcome" then return m end end
 end
 
+-- Runs fn(c) against crafty over a fresh data folder, which is removed whatever fn does.
+local function withCrafty(fn)
+  local data = H.tempDir()
+  local ok, err = pcall(function()
+    local c = C.start({ data = data })
+    fn(c)
+    c.stop()
+  end)
+  H.removeTree(data)
+  if not ok then error(err, 0) end
+end
+
 describe("crafty movement across visits", function()
   it("lets only a first visit settle away from the spawn; a rejoin moves at walking speed", function()
-    local data = H.tempDir()
-    local ok, err = pcall(function()
-      local c = C.start({ data = data })
+    withCrafty(function(c)
       local id, spawn = c.world()
       local function move(sid, dx)
         c.send(sid, { t = "transform", x = spawn.x + dx, y = spawn.y, z = spawn.z, yaw = 0, pitch = 0 })
@@ -65,16 +75,11 @@ describe("crafty movement across visits", function()
       c.send(3, { t = "join_world", worldId = id })
       move(3, 20)
       assert.same({ "too_fast_move" }, errors(c, 3))
-      c.stop()
     end)
-    H.removeTree(data)
-    if not ok then error(err, 0) end
   end)
 
   it("carries players made by code before the movement state over a reload", function()
-    local data = H.tempDir()
-    local ok, err = pcall(function()
-      local c = C.start({ data = data })
+    withCrafty(function(c)
       local id, spawn = c.world()
       local function move(sid, dx)
         c.send(sid, { t = "transform", x = spawn.x + dx, y = spawn.y, z = spawn.z, yaw = 0.5, pitch = -0.25 })
@@ -126,9 +131,6 @@ describe("crafty movement across visits", function()
       c.send(1, { t = "leave_world" }) -- saved where it is
       c.send(1, { t = "join_world", worldId = id })
       assert.equals(spawn.x + 42, welcome(c, 1).you.x)
-      c.stop()
     end)
-    H.removeTree(data)
-    if not ok then error(err, 0) end
   end)
 end)
