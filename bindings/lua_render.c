@@ -596,27 +596,32 @@ static int stats_render(lua_State *L) {
   return 1;
 }
 
-/* tycho.stats.passTimes() -> {{name=, ms=}, ...}: the passes the last executed frame ran,
- * in order (none headless); ms only while timing is on (timePasses, or the overlay shown). */
+/* tycho.stats.passTimes() -> {{name=, ms=, gpuMs=}, ...}: the passes the last executed frame
+ * ran, in order (none headless); ms (CPU) only while timing is on (timePasses, or the overlay
+ * shown), gpuMs only once timer queries of a frame the GPU finished have been read. */
 static int stats_pass_times(lua_State *L) {
   uint32_t n = 0;
   const ty_render_pass_time *t = ty_render_pass_times(lr_get(L)->R, &n);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     lua_pushstring(L, t[i].name);
     lua_setfield(L, -2, "name");
     if (t[i].ms >= 0) {
       lua_pushnumber(L, t[i].ms);
       lua_setfield(L, -2, "ms");
     }
+    if (t[i].gpu_ms >= 0) {
+      lua_pushnumber(L, t[i].gpu_ms);
+      lua_setfield(L, -2, "gpuMs");
+    }
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   return 1;
 }
 
-/* tycho.stats.timePasses(on) -> was: time every pass (a glFinish around each) from the next
- * frame on. */
+/* tycho.stats.timePasses(on) -> was: time every pass (CPU time, and GPU time through timer
+ * queries, never waiting for the GPU) from the next frame on. */
 static int stats_time_passes(lua_State *L) {
   ty_renderer *R = lr_get(L)->R;
   bool was = ty_render_pass_timing(R);

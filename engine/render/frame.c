@@ -1,6 +1,6 @@
 /* engine/render/frame.c: one frame: begin (gather, bucket, instances, the graph's
  * shared resources), per-frame memory, C passes on the graph, end (compile, upload,
- * execute, the context left plain) and the pass timing hooks. */
+ * execute, the context left plain). */
 #include "render_core.h"
 
 #include <stdio.h>
@@ -102,41 +102,6 @@ uint32_t ty_render_frame_times(const ty_renderer *R, float *out, uint32_t max) {
 
 
 
-/* rg_execute's hooks: note each pass that runs and, when timing, how long it took. The
- * GPU runs ahead of the CPU, so a timed pass waits for the work before it (ty_gl_finish) and
- * for its own: exact per pass, at the price of the overlap. */
-void ty_render_pass_begin(void *user, const rg_pass_context *ctx) {
-  ty_renderer *R = user;
-  (void)ctx;
-#if TYCHO_WITH_GL
-  if ((R->pass_timing || R->overlay) && R->dev) ty_gl_finish(R->dev);
-#endif
-  R->pass_start = ty_now();
-}
-
-void ty_render_pass_end(void *user, const rg_pass_context *ctx) {
-  ty_renderer *R = user;
-  if (R->pass_time_count == TY_RENDER_MAX_PASS_TIMES) return;
-  ty_render_pass_time *t = &R->pass_times[R->pass_time_count++];
-  snprintf(t->name, sizeof t->name, "%s", ctx->name ? ctx->name : "?");
-  t->ms = -1.0f;
-#if TYCHO_WITH_GL
-  if ((R->pass_timing || R->overlay) && R->dev) {
-    ty_gl_finish(R->dev);
-    t->ms = (float)((ty_now() - R->pass_start) * 1000.0);
-  }
-#endif
-}
-
-void ty_render_set_pass_timing(ty_renderer *R, bool on) { R->pass_timing = on; }
-bool ty_render_pass_timing(const ty_renderer *R) { return R->pass_timing; }
-
-const ty_render_pass_time *ty_render_pass_times(const ty_renderer *R, uint32_t *count) {
-  if (count) *count = R->pass_time_count;
-  return R->pass_times;
-}
-
-
 ty_frame *ty_render_frame_current(ty_renderer *R) { return R->frame_open ? &R->frame : NULL; }
 
 ty_frame *ty_render_begin_frame(ty_renderer *R, const ty_frame_desc *desc) {
@@ -212,10 +177,11 @@ bool ty_render_end_frame(ty_renderer *R, ty_frame *F) {
 #if TYCHO_WITH_GL
     ty_render_upload_meshes(R);
     ty_render_upload_frame_data(R);
-    R->pass_time_count = 0;
+    ty_render_pass_frame_begin(R);
     ty_gl_reset_state(R->dev); /* GL state may have changed since the last frame */
     ty_gl_stats before = ty_gl_get_stats(R->dev);
     rg_execute(R->graph);
+    ty_render_pass_frame_end(R);
     ty_gl_stats after = ty_gl_get_stats(R->dev);
     R->stats.pipeline_applies = (uint32_t)(after.pipeline_applies - before.pipeline_applies);
     R->stats.state_calls = (uint32_t)(after.state_calls - before.state_calls);

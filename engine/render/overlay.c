@@ -43,18 +43,23 @@ size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size
       OUT("%s%u%s", c ? "/" : " (", F->buckets.shadow_cascade[c], c + 1 == F->buckets.cascades ? ")" : "");
   }
   OUT("  culled %u  lights %u\n", F->buckets.culled, F->light_count);
-  /* The passes that ran this frame before the overlay (culled ones never run). */
-  double total = 0;
-  bool timed = false;
+  /* The passes that ran this frame before the overlay (culled ones never run): the CPU's
+   * time for each and, once the timer queries of a finished frame are read, the GPU's. */
+  double total = 0, gpu_total = 0;
+  bool timed = false, gpu_timed = false;
   for (uint32_t i = 0; i < np; i++) {
-    if (pt[i].ms >= 0) {
+    if (pt[i].ms >= 0 && pt[i].gpu_ms >= 0) {
+      OUT("  %-22s %7.2f ms  gpu %7.2f ms\n", pt[i].name, pt[i].ms, pt[i].gpu_ms);
+      gpu_total += pt[i].gpu_ms, gpu_timed = true;
+    } else if (pt[i].ms >= 0) {
       OUT("  %-22s %7.2f ms\n", pt[i].name, pt[i].ms);
-      total += pt[i].ms, timed = true;
     } else {
       OUT("  %s\n", pt[i].name);
     }
+    if (pt[i].ms >= 0) total += pt[i].ms, timed = true;
   }
-  if (timed) OUT("  %-22s %7.2f ms\n", "passes", total);
+  if (gpu_timed) OUT("  %-22s %7.2f ms  gpu %7.2f ms\n", "passes", total, gpu_total);
+  else if (timed) OUT("  %-22s %7.2f ms\n", "passes", total);
 #undef OUT
   if (buf && size) buf[len < size ? len : size - 1] = 0;
   return len;

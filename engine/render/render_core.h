@@ -1,15 +1,15 @@
 /* engine/render/render_core.h: the renderer's own private header: the ty_renderer
  * struct and what its files (renderer.c, registry.c, items.c, assets.c, shader_cache.c,
- * gather.c, submit.c, frame.c, fullscreen.c) share. Features never include it: what they
- * may use is render_internal.h.
+ * gather.c, submit.c, frame.c, pass_times.c, fullscreen.c) share. Features never include
+ * it: what they may use is render_internal.h.
  *
  * The files, by idea: renderer.c creates, attaches and destroys; registry.c holds meshes,
  * textures and materials; items.c items and lights on generation-checked pools; assets.c
  * loads and reloads files into the registry; shader_cache.c builds programs from the
  * shader folder; gather.c turns the scene into a camera, lights and bucket items;
  * submit.c owns the GPU side (uploads, framebuffers, draws); frame.c runs a frame
- * (begin, per-frame memory, passes, end); fullscreen.c is the user fullscreen pass;
- * feature_table.c lists the built-in features. */
+ * (begin, per-frame memory, passes, end); pass_times.c notes and times the passes it ran;
+ * fullscreen.c is the user fullscreen pass; feature_table.c lists the built-in features. */
 #ifndef TY_RENDER_CORE_H
 #define TY_RENDER_CORE_H
 
@@ -18,6 +18,8 @@
 #define RING_FRAMES 3
 #define FB_IDLE_FRAMES 4
 #define FRAME_TIME_HISTORY 120
+
+typedef struct ty_pass_clock ty_pass_clock;
 #define ARENA_BLOCK (64u * 1024u)
 
 /* Slots behind generation-checked handles (items, lights): a handle is
@@ -157,6 +159,8 @@ struct ty_renderer {
   uint32_t pass_time_count;
   bool pass_timing;
   double pass_start;
+  ty_pass_clock *pass_clock; /* GPU pass timing (pass_times.c); NULL until timed, or without timer queries */
+  bool pass_clock_tried;
 };
 
 /* renderer.c */
@@ -192,8 +196,14 @@ void ty_render_evict_targets(ty_renderer *R);   /* framebuffers no frame used la
 
 /* frame.c */
 void ty_render_frame_memory_free(ty_renderer *R);
-/* rg_execute's hooks (user: the renderer): pass names and, when timing, their times. */
+
+/* pass_times.c: rg_execute's hooks (user: the renderer): pass names and, when timing, their
+ * CPU and GPU times; frame_begin/end bracket rg_execute; release frees the timer queries
+ * (the device's context current). */
 void ty_render_pass_begin(void *user, const rg_pass_context *ctx);
 void ty_render_pass_end(void *user, const rg_pass_context *ctx);
+void ty_render_pass_frame_begin(ty_renderer *R);
+void ty_render_pass_frame_end(ty_renderer *R);
+void ty_render_pass_clock_release(ty_renderer *R);
 
 #endif

@@ -95,6 +95,7 @@ void ty_render_attach(ty_renderer *R, ty_gl_device *dev) {
   if (R->dev) {
     ty_feature_release_all(R); /* what features keep on the device, then the renderer's own */
     ty_render_gpu_release(R);
+    ty_render_pass_clock_release(R);
   }
   R->dev = dev;
   /* The graph's pool belongs to one backend: a new device gets a new graph. */

@@ -341,11 +341,15 @@ void ty_render_note_frame_time(ty_renderer *R, double seconds);
 
 /* The passes the last executed frame ran (culled ones never run), in order, for the
  * overlay and tycho.stats.passTimes(); while a frame executes, those run so far. With timing
- * on (or the overlay shown), each is timed on the CPU around a glFinish before and after it (ms; -1 untimed). */
+ * on (or the overlay shown), ms is the CPU time spent recording and submitting each, and
+ * gpu_ms the GPU's time for it from timer queries, read a few frames later without waiting
+ * (the newest frame the GPU has finished); -1 untimed, and gpu_ms -1 until a frame is read
+ * or on a driver without timer queries. Nothing waits for the GPU. */
 #define TY_RENDER_MAX_PASS_TIMES 64
 typedef struct ty_render_pass_time {
   char name[40];
   float ms;
+  float gpu_ms;
 } ty_render_pass_time;
 void ty_render_set_pass_timing(ty_renderer *R, bool on);
 bool ty_render_pass_timing(const ty_renderer *R);
