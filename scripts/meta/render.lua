@@ -494,14 +494,16 @@ function tycho.stats.render() end
 
 ---@class tycho.PassTime
 ---@field name string the pass ("Geometry", "AO.blur", ...)
----@field ms number|nil its time, CPU around a glFinish before and after it; nil while untimed
+---@field ms number|nil CPU time recording and submitting it; nil while untimed
+---@field gpuMs number|nil GPU time running it, from timer queries of the newest frame the GPU finished (a frame or more behind); nil while untimed, until one is read, or without timer queries
 
 ---The passes the last executed frame ran (culled ones never run), in order; empty headless.
 ---@return tycho.PassTime[]
 function tycho.stats.passTimes() end
 
----Times every pass from the next frame on (the overlay does while shown). Each timed pass
----waits for the GPU, so the frame gets slower: use it to compare passes, not to measure FPS.
+---Times every pass from the next frame on (the overlay does while shown): CPU time at once,
+---GPU time through timer queries read a few frames later. Nothing waits for the GPU, so the
+---frame time stays comparable.
 ---@param on boolean
 ---@return boolean was whether it was on
 function tycho.stats.timePasses(on) end

@@ -1,8 +1,10 @@
 -- tests/bench/frame_bench/main.lua: the game frame_bench.sh runs: loads BENCH_GAME (a
 -- main.lua, or "many" for 10k objects), switches to BENCH_PRESET when given, and prints the
 -- median and 90th percentile of the frame-to-frame wall time (poll, ticks, render, swap)
--- over the frames after a warm-up. BENCH_PASSES=1 times each pass instead (a glFinish
--- around each, so the frame time is not comparable) and prints each pass's median ms.
+-- over the frames after a warm-up. BENCH_PASSES=1 also times each pass and prints its
+-- median cpu ms (recording and submitting it) and gpu ms (the GPU's time for it, from timer
+-- queries read frames later; "-" until one is read or without timer queries). Nothing waits
+-- for the GPU, so the frame time stays comparable.
 local tycho = require("tycho")
 local engine = tycho.engine
 local here = debug.getinfo(1, "S").source:sub(2):match("^(.*)/[^/]*$")
@@ -26,7 +28,7 @@ end
 
 local passes = os.getenv("BENCH_PASSES") == "1"
 if passes then tycho.stats.timePasses(true) end
-local perPass, order = {}, {} -- name -> ms of each frame; names in first-seen order
+local perPass, perPassGpu, order = {}, {}, {} -- name -> ms of each frame; names in first-seen order
 
 local function median(list)
   table.sort(list)
@@ -41,26 +43,37 @@ engine:beforeFrame(function()
   last = now
   if passes and seen > WARMUP then
     for _, p in ipairs(tycho.stats.passTimes()) do
-      local list = perPass[p.name]
+      local list, gpu = perPass[p.name], perPassGpu[p.name]
       if not list then
-        list = {}
-        perPass[p.name], order[#order + 1] = list, p.name
+        list, gpu = {}, {}
+        perPass[p.name], perPassGpu[p.name], order[#order + 1] = list, gpu, p.name
       end
       -- a pass declared twice (Bloom.down) adds up within the frame
       if list.frame == seen then list[#list] = list[#list] + (p.ms or 0)
       else list[#list + 1], list.frame = p.ms or 0, seen end
+      if p.gpuMs then
+        if gpu.frame == seen then gpu[#gpu] = gpu[#gpu] + p.gpuMs
+        else gpu[#gpu + 1], gpu.frame = p.gpuMs, seen end
+      end
     end
   end
   if seen == frames then
     local p90 = (function() table.sort(times) return times[math.max(1, math.floor(#times * 0.9))] end)()
     print(("frame_bench: %d frames median %.3f ms p90 %.3f ms"):format(#times, median(times), p90))
-    local total = 0
+    local total, gpuTotal = 0, nil
+    if #order > 0 then
+      print(("frame_bench: pass %-20s %8s %8s   (cpu: recording+submission; gpu: timer queries)"):format(
+        "", "cpu ms", "gpu ms"))
+    end
+    local function gpuText(ms) return ms and ("%8.2f"):format(ms) or ("%8s"):format("-") end
     for _, name in ipairs(order) do
       local ms = median(perPass[name])
+      local gpu = #perPassGpu[name] > 0 and median(perPassGpu[name]) or nil
       total = total + ms
-      print(("frame_bench: pass %-20s %8.2f ms"):format(name, ms))
+      if gpu then gpuTotal = (gpuTotal or 0) + gpu end
+      print(("frame_bench: pass %-20s %8.2f %s"):format(name, ms, gpuText(gpu)))
     end
-    if #order > 0 then print(("frame_bench: pass %-20s %8.2f ms"):format("(sum)", total)) end
+    if #order > 0 then print(("frame_bench: pass %-20s %8.2f %s"):format("(sum)", total, gpuText(gpuTotal))) end
     local st = tycho.stats.render()
     print(("frame_bench: instances drawn %d (all passes)"):format(st.instances))
     if st.shadowCasters and st.shadowCasters > 0 then
