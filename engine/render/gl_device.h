@@ -1,6 +1,7 @@
 /* engine/render/gl_device.h: the GL 4.5 device layer: buffers, textures, samplers,
  * framebuffers, shader programs and vertex arrays, made with direct state access, and the
- * pipeline state, uniforms and draws that use them. The only GL caller of the renderer.
+ * pipeline state, uniforms and draws that use them. With gl_timer.c (GPU timer queries),
+ * the only GL caller of the renderer.
  *
  * Descriptors in, handles out (sokol_gfx's shape): a zeroed descriptor field means its
  * default; every resource is a small handle that indexes a generation-checked pool, so
@@ -355,7 +356,7 @@ enum {
   TY_GL_BARRIER_IMAGE_ACCESS = 1u << 1,  /* read or written as an image next */
 };
 void ty_gl_barrier(ty_gl_device *dev, uint32_t bits);
-/* Waits until the GPU has run every command issued so far (pass timing). */
+/* Waits until the GPU has run every command issued so far. */
 void ty_gl_finish(ty_gl_device *dev);
 
 /* ---- uniforms (default block, set on a program without binding it) ----------------- */
