@@ -1316,11 +1316,6 @@ void ty_gl_barrier(ty_gl_device *dev, uint32_t bits) {
   if (b) glMemoryBarrier(b);
 }
 
-void ty_gl_finish(ty_gl_device *dev) {
-  (void)dev;
-  glFinish();
-}
-
 /* ---- uniforms ---- */
 
 ty_gl_status ty_gl_set_uniform(ty_gl_device *dev, ty_gl_program prog, int location, ty_gl_uniform_type type,

@@ -356,8 +356,6 @@ enum {
   TY_GL_BARRIER_IMAGE_ACCESS = 1u << 1,  /* read or written as an image next */
 };
 void ty_gl_barrier(ty_gl_device *dev, uint32_t bits);
-/* Waits until the GPU has run every command issued so far. */
-void ty_gl_finish(ty_gl_device *dev);
 
 /* ---- uniforms (default block, set on a program without binding it) ----------------- */
 
