@@ -23,9 +23,14 @@ local function readFile(path)
   return s
 end
 
--- Runs script as a headless tycho child, waits until it writes dir/started, lets it work
--- `seconds` more and kill -9s it: a crash in the middle of its saves.
-local function runThenKill(script, dir, seconds)
+-- Writes source as dir/NAME.lua, runs it as a headless tycho child, waits until it writes
+-- dir/started, lets it work `seconds` more and kill -9s it: a crash in the middle of its
+-- saves. never: the failure message when it never got as far as dir/started.
+local function runThenKill(dir, name, source, seconds, never)
+  local script = dir .. "/" .. name .. ".lua"
+  local f = assert(io.open(script, "w"))
+  f:write(source)
+  f:close()
   os.execute(("%s run %s --headless --no-watch >/dev/null 2>&1 & echo $! > %s"):format(
     testing.quote(tycho.executable), testing.quote(script), testing.quote(dir .. "/pid")))
   local pid = tonumber(readFile(dir .. "/pid"))
@@ -36,6 +41,7 @@ local function runThenKill(script, dir, seconds)
   os.execute("sleep " .. seconds)
   os.execute("kill -9 " .. pid)
   os.execute("sleep 0.1")
+  assert.is_not_nil(readFile(dir .. "/started"), never)
 end
 
 local dir
@@ -190,10 +196,8 @@ describe("tycho.storage", function()
 
   it("opens intact after the process is killed (-9) in the middle of saves", function()
     local path = dir .. "/crash.sqlite"
-    local script = dir .. "/saver.lua"
-    local f = assert(io.open(script, "w"))
     -- Saves one world over and over, its name and edit count telling which save it is.
-    f:write(([[
+    runThenKill(dir, "saver", ([[
       local store = assert(tycho.storage.open(%q))
       local w = tycho.storage.createSavedWorld("save 0", 1)
       w.id = "crash"
@@ -206,10 +210,7 @@ describe("tycho.storage", function()
         assert(store:save(w))
         if n == 1 then io.open(%q, "w"):close() end
       end
-    ]]):format(path, dir .. "/started"))
-    f:close()
-    runThenKill(script, dir, 0.4)
-    assert.is_not_nil(readFile(dir .. "/started"), "the saver never saved")
+    ]]):format(path, dir .. "/started"), 0.4, "the saver never saved")
     local store, msg = storage.open(path)
     assert.is_not_nil(store, msg)
     local w = store:load("crash")
@@ -350,11 +351,9 @@ describe("WorldStorage incremental saves", function()
 
   it("leaves a loadable world when the process is killed (-9) between appends", function()
     local path = dir .. "/crash.sqlite"
-    local script = dir .. "/appender.lua"
-    local f = assert(io.open(script, "w"))
     -- One full save, then appends forever: append n puts block (n, 3, 3) and rewrites
     -- (0, 1, 1) to type n % 200, and the record's name says how many have committed.
-    f:write(([[
+    runThenKill(dir, "appender", ([[
       local store = assert(tycho.storage.open(%q))
       local w = tycho.storage.createSavedWorld("append 0", 1)
       w.id = "crash"
@@ -368,10 +367,7 @@ describe("WorldStorage incremental saves", function()
         assert(store:saveMeta(w, { { x = n, y = 3, z = 3, type = 2 }, { x = 0, y = 1, z = 1, type = n %% 200 } }))
         if n == 50 then io.open(%q, "w"):close() end
       end
-    ]]):format(path, dir .. "/started"))
-    f:close()
-    runThenKill(script, dir, 0.3)
-    assert.is_not_nil(readFile(dir .. "/started"), "the appender never got going")
+    ]]):format(path, dir .. "/started"), 0.3, "the appender never got going")
     local store, msg = storage.open(path)
     assert.is_not_nil(store, msg)
     local w = assert(store:load("crash"))
@@ -448,11 +444,9 @@ describe("WorldStorage transactions", function()
 
   it("keeps a transaction whole when the process is killed (-9) between them", function()
     local path = dir .. "/crash.sqlite"
-    local script = dir .. "/batcher.lua"
-    local f = assert(io.open(script, "w"))
     -- Transaction n renames the world "tx n", appends block (n, 3, 3) and moves the player to
     -- x = n: after a crash all three say the same n.
-    f:write(([[
+    runThenKill(dir, "batcher", ([[
       local store = assert(tycho.storage.open(%q))
       local w = tycho.storage.createSavedWorld("tx 0", 1)
       w.id = "crash"
@@ -469,10 +463,7 @@ describe("WorldStorage transactions", function()
         if n == 50 then io.open(%q, "w"):close() end
         if n %% 100 == 0 then store:checkpoint() end
       end
-    ]]):format(path, dir .. "/started"))
-    f:close()
-    runThenKill(script, dir, 0.3)
-    assert.is_not_nil(readFile(dir .. "/started"), "the batcher never got going")
+    ]]):format(path, dir .. "/started"), 0.3, "the batcher never got going")
     local store, msg = storage.open(path)
     assert.is_not_nil(store, msg)
     local w = assert(store:load("crash"))
