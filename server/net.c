@@ -490,9 +490,44 @@ static int close_now(ty_client *c, struct lws *wsi, int code, const char *reason
   return -1;
 }
 
+/* A client that talks is alive, pong or not (server.md: dropped when it "has sent nothing
+ * and answered no ping"). lws re-sorts its timer list on each confirmation: a few a ping
+ * period are plenty. */
+static void confirm_alive(ty_client *c) {
+  double now = ty_now();
+  if (now - c->valid_at >= c->net->valid_every) {
+    c->valid_at = now;
+    lws_validity_confirmed(c->wsi);
+  }
+}
+
+/* A piece of a message, from lws or the host's own reads: a message whole in one piece
+ * (nearly every one) is handed over from the read buffer, so an idle client holds no receive
+ * buffer of its own; one in parts is gathered (never past max_frame) and handed over whole. */
+static void take_piece(ty_client *c, const char *data, size_t len, bool first, bool last, bool binary) {
+  ty_net *net = c->net;
+  if (first) c->rx_len = 0;
+  if (c->rx_len == 0 && last) {
+    net->received++;
+    net->ev.message(net->user, c, len ? data : "", len, binary);
+    return;
+  }
+  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, data, len, net->cfg.max_frame);
+  if (!last) return;
+  size_t n = c->rx_len;
+  c->rx_len = 0;
+  net->received++;
+  net->ev.message(net->user, c, c->rx ? c->rx : "", n, binary);
+  /* Messages in parts are rare: their buffer is not kept for the next one. */
+  TY_FREE(c->rx);
+  c->rx = NULL;
+  c->rx_cap = 0;
+}
+
 static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len) {
   ty_net *net = c->net;
-  if (lws_is_first_fragment(wsi)) {
+  bool first = lws_is_first_fragment(wsi);
+  if (first) {
     c->rx_len = 0;
     c->rx_binary = lws_frame_is_binary(wsi);
   }
@@ -503,32 +538,8 @@ static int on_receive(ty_client *c, struct lws *wsi, const char *in, size_t len)
     return close_now(c, wsi, 1009, "message too big");
   }
   if (c->closing) return 0; /* a closing client's input is read and dropped */
-  /* A client that talks is alive, pong or not (server.md: dropped when it "has sent nothing
-   * and answered no ping"). lws re-sorts its timer list on each confirmation: a few a ping
-   * period are plenty. */
-  double now = ty_now();
-  if (now - c->valid_at >= net->valid_every) {
-    c->valid_at = now;
-    lws_validity_confirmed(wsi);
-  }
-  if (c->rx_len == 0 && lws_is_final_fragment(wsi)) {
-    /* Whole in one piece (nearly every message): handed over from lws's buffer, so an idle
-     * client holds no receive buffer of its own. */
-    net->received++;
-    net->ev.message(net->user, c, len ? in : "", len, c->rx_binary);
-    return 0;
-  }
-  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, in, len, net->cfg.max_frame);
-  if (lws_is_final_fragment(wsi)) {
-    size_t n = c->rx_len;
-    c->rx_len = 0;
-    net->received++;
-    net->ev.message(net->user, c, c->rx, n, c->rx_binary);
-    /* Messages in parts are rare: their buffer is not kept for the next one. */
-    TY_FREE(c->rx);
-    c->rx = NULL;
-    c->rx_cap = 0;
-  }
+  confirm_alive(c);
+  take_piece(c, in, len, first, lws_is_final_fragment(wsi), c->rx_binary);
   return 0;
 }
 
@@ -656,23 +667,8 @@ static void flush_due(struct ev_loop *loop, ev_prepare *w, int revents) {
 /* A piece of a message: handed over when whole; gathered (up to max_frame, which the parser
  * holds it to) when it comes in parts. */
 static void rx_data(ty_client *c, const ty_ws_event *ev) {
-  ty_net *net = c->net;
   if (c->closing) return; /* a closing client's input is read and dropped */
-  if (ev->first && ev->last) { /* nearly every message: straight from the read buffer */
-    net->received++;
-    net->ev.message(net->user, c, ev->len ? (const char *)ev->data : "", ev->len, ev->binary);
-    return;
-  }
-  if (ev->first) c->rx_len = 0;
-  ty_bytes_append(&c->rx, &c->rx_len, &c->rx_cap, ev->data, ev->len, net->cfg.max_frame);
-  if (!ev->last) return;
-  size_t n = c->rx_len;
-  c->rx_len = 0;
-  net->received++;
-  net->ev.message(net->user, c, c->rx ? c->rx : "", n, ev->binary);
-  TY_FREE(c->rx); /* messages in parts are rare: their buffer is not kept */
-  c->rx = NULL;
-  c->rx_cap = 0;
+  take_piece(c, (const char *)ev->data, ev->len, ev->first, ev->last, ev->binary);
 }
 
 /* The peer's close: echoed (code and reason, RFC 6455 5.5.1), or the answer to ours. */
@@ -698,13 +694,7 @@ static void rx_error(ty_client *c, const ty_ws_event *ev) {
 }
 
 static void rx_bytes(ty_client *c, uint8_t *p, size_t n) {
-  ty_net *net = c->net;
-  /* A client that talks is alive, pong or not (as on_receive says). */
-  double now = ty_now();
-  if (!c->closing && now - c->valid_at >= net->valid_every) {
-    c->valid_at = now;
-    lws_validity_confirmed(c->wsi);
-  }
+  if (!c->closing) confirm_alive(c);
   while (n && !c->closed) {
     ty_ws_event ev;
     size_t k = ty_ws_rx_next(&c->ws, p, n, &ev);
