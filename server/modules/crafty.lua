@@ -682,23 +682,23 @@ function handlers.join_world(client, msg)
       .. (1 / JOIN_RATE) .. " s")
   end
   if not M.cluster then return joinHere(client, msg) end
-  if client.session.edge then -- a stand-in: its own process routed it here
-    if not M.cluster:holds(msg.worldId) then
-      return refuse(client, "world_moved", "this world runs on another process now; join it again")
-    end
-    return joinHere(client, msg)
-  end
+  local edge = client.session.edge -- a stand-in: its own process routed it here
+  if edge and M.cluster:holds(msg.worldId) then return joinHere(client, msg) end
+  -- A stand-in whose process learnt that this one won the world's lease (over pub/sub) before
+  -- this one heard so from its own claim (another connection) asks Redis too, which answers
+  -- in order: "local" then, and world_moved only when another process holds it.
   if client.routing then return refuse(client, "too_fast", "a join is under way") end
   client.routing = true
   M.cluster:route(msg.worldId, function(where, err)
     client.routing = nil
     if M.clients[client.session.id] ~= client or client.room or client.relay then return end
-    if not where then return refuse(client, "world_unavailable", err) end
     if where == "local" then
       joinHere(client, msg)
       if not M.rooms[msg.worldId] then M.cluster:release(msg.worldId) end -- no such world, or unreadable
       return
     end
+    if edge then return refuse(client, "world_moved", "this world runs on another process now; join it again") end
+    if not where then return refuse(client, "world_unavailable", err) end
     M.lobby:remove(client.session.id)
     M.cluster:attach(client, where, msg) -- its messages go to the world's process from now on
   end)
