@@ -1,7 +1,8 @@
 /* server/cluster.c: host.cluster for the modules of `tycho serve --redis URL --node NAME`. It
- * is only the pipe to Redis: commands with a callback for the reply, channels with a handler
- * for their messages, and a handler for each (re)connect; what the keys and messages mean is
- * Lua's (scripts/tycho/server/cluster.lua). Every callback into a module runs under the
+ * is only the pipes: to Redis, commands with a callback for the reply, channels with a handler
+ * for their messages, and a handler for each (re)connect; to other processes, direct links
+ * (server/peer_link.c) whose frames reach the same channel handlers. What the keys and
+ * messages mean is Lua's (scripts/tycho/server/cluster.lua). Every callback into a module runs under the
  * module's fences, and is dropped when the module has been restarted in a fresh state since. */
 #include "cluster.h"
 
@@ -14,6 +15,7 @@
 
 #include "common.h"
 #include "lua_floor.h" /* Required for: ty_type_register */
+#include "peer_link.h"
 #include "redis.h"
 
 #define CLUSTER_MT "tycho.Cluster"
@@ -22,6 +24,7 @@
 
 struct ty_cluster {
   ty_redis *redis;
+  ty_links *links; /* NULL: the relay is pub/sub's alone */
   ty_cluster_hooks hooks;
   char node[64];
   char instance[24]; /* this process's start: a restart under the same node name is another owner */
@@ -54,8 +57,8 @@ static bool push_handlers(lua_State *L) {
 }
 
 /* Calls module i's handler at path (handlers.connect, or handlers.channels[channel]) with the
- * payload, when it has one. */
-static void call_handler(ty_cluster *c, int i, const char *channel, const char *data, size_t len) {
+ * payload and the process it came from over a link (nil: through Redis), when it has one. */
+static void call_handler(ty_cluster *c, int i, const char *channel, const char *data, size_t len, const char *peer) {
   lua_State *L = c->hooks.state(c->mods[i]);
   if (!L) return;
   int top = lua_gettop(L);
@@ -71,22 +74,72 @@ static void call_handler(ty_cluster *c, int i, const char *channel, const char *
   }
   lua_insert(L, top + 1);
   lua_settop(L, top + 1);
-  if (channel) lua_pushlstring(L, data, len);
-  c->hooks.call(c->mods[i], channel ? 1 : 0);
+  if (!channel) {
+    c->hooks.call(c->mods[i], 0);
+    return;
+  }
+  lua_pushlstring(L, data, len);
+  if (peer) lua_pushstring(L, peer);
+  else lua_pushnil(L);
+  c->hooks.call(c->mods[i], 2);
 }
 
 static void on_connected(void *user) {
   ty_cluster *c = user;
-  for (int i = 0; i < c->nmods; i++) call_handler(c, i, NULL, NULL, 0);
+  for (int i = 0; i < c->nmods; i++) call_handler(c, i, NULL, NULL, 0, NULL);
 }
 
 static void on_message(void *user, const char *channel, const char *data, size_t len) {
   ty_cluster *c = user;
-  for (int i = 0; i < c->nmods; i++) call_handler(c, i, channel, data, len);
+  for (int i = 0; i < c->nmods; i++) call_handler(c, i, channel, data, len, NULL);
 }
 
-ty_cluster *ty_cluster_create(struct ev_loop *loop, const char *url, const char *node, const ty_cluster_hooks *hooks,
-                              char *err, size_t errsz) {
+static void on_link_frame(void *user, const char *peer, const char *channel, size_t channel_len, const char *data,
+                          size_t len) {
+  ty_cluster *c = user;
+  char name[256]; /* a frame's channel is at most 255 bytes */
+  memcpy(name, channel, channel_len);
+  name[channel_len] = 0;
+  for (int i = 0; i < c->nmods; i++) call_handler(c, i, name, data, len, peer);
+}
+
+/* Calls each module's handlers.linkDown(peer). */
+static void on_link_down(void *user, const char *peer) {
+  ty_cluster *c = user;
+  for (int i = 0; i < c->nmods; i++) {
+    lua_State *L = c->hooks.state(c->mods[i]);
+    if (!L) continue;
+    int top = lua_gettop(L);
+    if (!push_handlers(L)) continue;
+    if (lua_getfield(L, -1, "linkDown") != LUA_TFUNCTION) {
+      lua_settop(L, top);
+      continue;
+    }
+    lua_remove(L, -2);
+    lua_pushstring(L, peer);
+    c->hooks.call(c->mods[i], 1);
+  }
+}
+
+/* The links' listener on relay->iface; peers are told the address this process reaches Redis
+ * from when iface is every interface. NULL (logged) when none can be made. */
+static ty_links *open_links(ty_cluster *c, struct ev_loop *loop, const ty_cluster_relay *relay) {
+  char self[TY_LINK_PEER_MAX], toward[64], err[300];
+  snprintf(self, sizeof self, "%s/%s", c->node, c->instance);
+  const char *advertise = NULL;
+  if (strcmp(relay->iface, "0.0.0.0") == 0 || strcmp(relay->iface, "::") == 0) {
+    int port;
+    const char *host = ty_redis_host(c->redis, &port);
+    if (ty_links_address_toward(host, port, toward, sizeof toward)) advertise = toward;
+  }
+  ty_links_events ev = {.frame = on_link_frame, .down = on_link_down};
+  ty_links *links = ty_links_create(loop, self, relay->iface, relay->port, advertise, &ev, c, err, sizeof err);
+  if (!links) ty_log("cluster_link_off", "%s: the relay goes through Redis pub/sub alone", err);
+  return links;
+}
+
+ty_cluster *ty_cluster_create(struct ev_loop *loop, const char *url, const char *node, const ty_cluster_relay *relay,
+                              const ty_cluster_hooks *hooks, char *err, size_t errsz) {
   if (!node[0] || strlen(node) >= 64 || strspn(node, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
       != strlen(node)) {
     snprintf(err, errsz, "--node %s: 1..63 letters, digits, '-', '_' or '.'", node);
@@ -111,12 +164,14 @@ ty_cluster *ty_cluster_create(struct ev_loop *loop, const char *url, const char 
     TY_FREE(c);
     return NULL;
   }
+  if (!relay->redis_only) c->links = open_links(c, loop, relay);
   return c;
 }
 
 void ty_cluster_destroy(ty_cluster *c) {
   if (!c) return;
   c->nmods = 0; /* the pending callbacks fail now, with no module left to hear it */
+  ty_links_destroy(c->links);
   ty_redis_destroy(c->redis);
   TY_FREE(c);
 }
@@ -235,12 +290,55 @@ static int c_on_connect(lua_State *L) {
   return 0;
 }
 
+/* cluster:onLinkDown(fn): fn(peer) when the last link up to process peer went down. */
+static int c_on_link_down(lua_State *L) {
+  check_cluster(L);
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_getiuservalue(L, 1, 1);
+  lua_pushvalue(L, 2);
+  lua_setfield(L, -2, "linkDown");
+  return 0;
+}
+
+/* cluster:linkDial(peer, address, token): opens a link to process peer (see peer_link.h). */
+static int c_link_dial(lua_State *L) {
+  cluster_box *b = check_cluster(L);
+  const char *peer = luaL_checkstring(L, 2), *addr = luaL_checkstring(L, 3), *token = luaL_checkstring(L, 4);
+  if (b->c->links) ty_links_dial(b->c->links, peer, addr, token);
+  return 0;
+}
+
+/* cluster:linkUp(peer) -> whether a link to process peer is up. */
+static int c_link_up(lua_State *L) {
+  cluster_box *b = check_cluster(L);
+  const char *peer = luaL_checkstring(L, 2);
+  lua_pushboolean(L, b->c->links && ty_links_up(b->c->links, peer));
+  return 1;
+}
+
+/* cluster:linkSend(peer, channel, payload) -> true when queued on the link up to peer; false
+ * when there is none (or it was too far behind, and is dropped). */
+static int c_link_send(lua_State *L) {
+  cluster_box *b = check_cluster(L);
+  const char *peer = luaL_checkstring(L, 2);
+  size_t channel_len, len;
+  const char *channel = luaL_checklstring(L, 3, &channel_len);
+  const char *payload = luaL_checklstring(L, 4, &len);
+  luaL_argcheck(L, channel_len >= 1 && channel_len <= 255 && !memchr(channel, 0, channel_len), 3,
+                "1..255 bytes, no NUL expected");
+  lua_pushboolean(L, b->c->links && ty_links_send(b->c->links, peer, channel, payload, len));
+  return 1;
+}
+
 static int c_index(lua_State *L) {
   cluster_box *b = check_cluster(L);
   const char *k = luaL_checkstring(L, 2);
   if (strcmp(k, "node") == 0) lua_pushstring(L, b->c->node);
   else if (strcmp(k, "instance") == 0) lua_pushstring(L, b->c->instance);
   else if (strcmp(k, "connected") == 0) lua_pushboolean(L, ty_redis_connected(b->c->redis));
+  else if (strcmp(k, "link") == 0 && b->c->links) lua_pushstring(L, ty_links_address(b->c->links));
+  else if (strcmp(k, "linkToken") == 0 && b->c->links) lua_pushstring(L, ty_links_token(b->c->links));
+  else if (strcmp(k, "link") == 0 || strcmp(k, "linkToken") == 0) lua_pushnil(L);
   else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "__methods");
@@ -255,7 +353,9 @@ int ty_cluster_push(lua_State *L, ty_cluster *c, void *mod) {
   if (luaL_getmetatable(L, CLUSTER_MT) == LUA_TNIL) {
     static const luaL_Reg meta[] = {{"__index", c_index}, {NULL, NULL}};
     static const luaL_Reg methods[] = {
-        {"command", c_command}, {"subscribe", c_subscribe}, {"onConnect", c_on_connect}, {NULL, NULL}};
+        {"command", c_command},     {"subscribe", c_subscribe}, {"onConnect", c_on_connect},
+        {"onLinkDown", c_on_link_down}, {"linkDial", c_link_dial}, {"linkUp", c_link_up},
+        {"linkSend", c_link_send},  {NULL, NULL}};
     ty_type_register(L, CLUSTER_MT, meta, methods);
   }
   lua_pop(L, 1);

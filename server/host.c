@@ -97,7 +97,8 @@ static bool join_cluster(host *h, const char *node) {
   if (!h->cfg.redis_url) return true;
   char err[512];
   ty_cluster_hooks hooks = {.state = cluster_state, .call = cluster_call};
-  h->cluster = ty_cluster_create(ty_net_loop(h->net), h->cfg.redis_url, node, &hooks, err, sizeof err);
+  ty_cluster_relay relay = {.redis_only = h->cfg.relay_redis, .iface = h->cfg.iface, .port = h->cfg.link_port};
+  h->cluster = ty_cluster_create(ty_net_loop(h->net), h->cfg.redis_url, node, &relay, &hooks, err, sizeof err);
   if (h->cluster) return true;
   if (h->cfg.redis_optional) {
     ty_log("serve_alone", "%s: serving alone (--redis-optional)", err);

@@ -221,6 +221,11 @@ ty_redis *ty_redis_create(struct ev_loop *loop, const char *url, const ty_redis_
   return r;
 }
 
+const char *ty_redis_host(const ty_redis *r, int *port) {
+  *port = r->port;
+  return r->host;
+}
+
 void ty_redis_destroy(ty_redis *r) {
   if (!r) return;
   r->destroying = true;

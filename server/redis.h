@@ -29,6 +29,8 @@ ty_redis *ty_redis_create(struct ev_loop *loop, const char *url, const ty_redis_
 /* Fails every pending command's callback ("shutting down") and closes both connections. */
 void ty_redis_destroy(ty_redis *r);
 bool ty_redis_connected(const ty_redis *r);
+/* The host and port of the url it was made with. */
+const char *ty_redis_host(const ty_redis *r, int *port);
 
 /* Sends one command; fn(ud, ...) is called exactly once, later (never from inside this call).
  * False (fn never called) while the command connection is down. */

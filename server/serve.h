@@ -21,6 +21,8 @@ typedef struct ty_serve_config {
   const char *redis_url;   /* --redis: join a cluster (server/cluster.c); NULL: serve alone */
   const char *node;        /* --node: this process's name in the cluster; NULL: node-PORT */
   bool redis_optional;     /* --redis-optional: serve alone when Redis cannot be reached */
+  bool relay_redis;        /* --relay redis: relay through Redis pub/sub alone (no direct links) */
+  int link_port;           /* --link-port: the direct links' port on iface (0: any free one) */
 } ty_serve_config;
 
 /* Runs the host until SIGINT or SIGTERM. Returns the process exit code: 0 after a clean

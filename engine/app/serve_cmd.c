@@ -16,7 +16,8 @@ static void serve_usage(FILE *f) {
           "                   [--max-frame BYTES] [--max-queue BYTES] [--max-memory BYTES]\n"
           "                   [--max-instructions N] [--max-clients N] [--ping SECS]\n"
           "                   [--tls-cert FILE --tls-key FILE] [--no-watch]\n"
-          "                   [--redis redis://HOST:PORT [--node NAME] [--redis-optional]]\n"
+          "                   [--redis redis://HOST:PORT [--node NAME] [--redis-optional]\n"
+          "                    [--relay direct|redis] [--link-port PORT]]\n"
           "Without --modules: ./server/modules when there is one, else the modules that come\n"
           "with tycho (its share/tycho/server/modules).\n");
 }
@@ -50,7 +51,7 @@ static bool parse_size(const char *s, long long *out) {
 
 int cmd_serve(int argc, char **argv) {
   ty_serve_config cfg = {.iface = "127.0.0.1", .data_dir = "data", .watch = true};
-  long long port = 8787, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
+  long long port = 8787, link_port = 0, max_frame = 64 * 1024, max_queue = 1024 * 1024, max_mem = 64 * 1024 * 1024,
             max_steps = 100 * 1000 * 1000, ping = 20, max_clients = -1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -68,7 +69,18 @@ int cmd_serve(int argc, char **argv) {
       serve_usage(stdout);
       return 0;
     }
+    if (strcmp(a, "--relay") == 0 && v && (strcmp(v, "direct") == 0 || strcmp(v, "redis") == 0)) {
+      cfg.relay_redis = v[0] == 'r';
+      i++;
+      continue;
+    }
+    if (strcmp(a, "--relay") == 0) {
+      fprintf(stderr, "tycho serve: --relay is direct (links between the processes, the default) or redis "
+                      "(Redis pub/sub alone)\n");
+      return 2;
+    }
     if (strcmp(a, "--port") == 0) num = &port;
+    else if (strcmp(a, "--link-port") == 0) num = &link_port;
     else if (strcmp(a, "--max-frame") == 0) num = &max_frame;
     else if (strcmp(a, "--max-queue") == 0) num = &max_queue;
     else if (strcmp(a, "--max-memory") == 0) num = &max_mem;
@@ -104,12 +116,13 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "tycho serve: --tls-cert and --tls-key go together\n");
     return 2;
   }
-  if (port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0 || max_steps == 0) {
-    fprintf(stderr, "tycho serve: --port must be 0..65535, --max-frame at least 16, --ping 1..30000, --max-clients "
+  if (port > 65535 || link_port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0 || max_steps == 0) {
+    fprintf(stderr, "tycho serve: --port and --link-port must be 0..65535, --max-frame at least 16, --ping 1..30000, --max-clients "
                     "and --max-instructions at least 1\n");
     return 2;
   }
   cfg.port = (int)port;
+  cfg.link_port = (int)link_port;
   cfg.max_frame = max_frame;
   cfg.max_queue = max_queue;
   cfg.max_memory = max_mem;

@@ -71,6 +71,8 @@ function Host:monitorCluster(records) end
 ---@field node string the `--node` name (default `node-PORT`)
 ---@field instance string this process's start (a restart under one node name is another instance)
 ---@field connected boolean whether the command connection is up now
+---@field link string? `HOST:PORT` of this process's direct-link listener (nil under `--relay redis`)
+---@field linkToken string? the token a peer's HELLO must carry to open a link to this process
 local ClusterLink = {}
 
 ---Sends one command (`{"SET", key, value, "PX", 3000}`: strings or numbers). `fn(reply, err)`
@@ -82,10 +84,38 @@ local ClusterLink = {}
 ---@return boolean
 function ClusterLink:command(args, fn) end
 
----`fn(payload)` for every message published on `channel`, from now on and after reconnects.
+---`fn(payload, peer)` for every message published on `channel`, from now on and after
+---reconnects, and for every frame a peer sends on a direct link to this channel: `peer` is
+---that process's id (nil for a message through Redis).
 ---@param channel string
----@param fn fun(payload: string)
+---@param fn fun(payload: string, peer: string?)
 function ClusterLink:subscribe(channel, fn) end
+
+---Opens a direct link to process `peer` (`"<node>/<instance>"`) at `address` (its record's
+---`link`) with its `token`, unless one is up or being made, or a dial to it failed in the last
+---5 s. A link is up once the peer has checked the token; nothing without `host.cluster.link`.
+---@param peer string
+---@param address string
+---@param token string
+function ClusterLink:linkDial(peer, address, token) end
+
+---Whether this process's link to `peer` is up.
+---@param peer string
+---@return boolean
+function ClusterLink:linkUp(peer) end
+
+---Queues `payload` to `peer` on its link, for its handler of `channel` (as if published
+---there); frames to one peer arrive in order. False when no link to it is up, or it fell
+---64 MiB behind (it is dropped, and `onLinkDown` follows).
+---@param peer string
+---@param channel string 1..255 bytes
+---@param payload string
+---@return boolean
+function ClusterLink:linkSend(peer, channel, payload) end
+
+---`fn(peer)` when this process's link to `peer` went down: what was queued on it is lost.
+---@param fn fun(peer: string)
+function ClusterLink:onLinkDown(fn) end
 
 ---`fn()` after every (re)connect of the command connection: what this process keeps in Redis
 ---may be gone (Redis restarted), so it registers again there.

@@ -1,9 +1,11 @@
 // tests/bench/cluster_bench.js: what the relay of `tycho serve --redis` adds to a message
-// (scripts/docs/server.md "Past one process"). Two processes over one redis-server (started
-// here on a free loopback port); one world runs on process a. Client L, on a, and client R, on
-// b (relayed to a over Redis pub/sub), each send N messages one at a time that the world's
-// process answers at once (an unknown type: its error reply), and time each round trip. L's
-// round trip is the baseline; R's crosses the relay twice (there and back).
+// (scripts/docs/server.md "Past one process"), over each of its two ways. Three processes
+// over one redis-server (started here on a free loopback port); one world runs on process a.
+// Client L is on a; client D on b, relayed to a over the direct link between them; client P
+// on c, which runs with `--relay redis`, relayed through Redis pub/sub. Each sends N messages
+// one at a time that the world's process answers at once (an unknown type: its error reply),
+// and each round trip is timed. L's round trip is the baseline; D's and P's cross the relay
+// twice (there and back). Each process's record says how many relay messages it sent each way.
 //   node tests/bench/cluster_bench.js build/tycho [N]
 'use strict';
 const clusterLib = require('../server/cluster_lib.js');
@@ -13,7 +15,7 @@ if (!clusterLib.hasRedis()) {
   process.exit(77);
 }
 const N = Number(process.argv[3] || 2000);
-const { startRedis, freePort, startNode, hello, killAll, tmp } = clusterLib(process.argv[2] || 'build/tycho');
+const { startRedis, freePort, startNode, hello, killAll, tmp, redisCli } = clusterLib(process.argv[2] || 'build/tycho');
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))];
 
@@ -33,6 +35,7 @@ async function main() {
   await startRedis(redisPort);
   const a = await startNode('a', redisPort);
   const b = await startNode('b', redisPort);
+  const c = await startNode('c', redisPort, ['--relay', 'redis']);
   const maker = await hello(a.port, 'maker');
   maker.send({ t: 'create_world', name: 'bench', seed: 1, gameMode: 'creative' });
   const list = await maker.next((m) => m.t === 'world_list' && m.worlds.length > 0);
@@ -40,19 +43,60 @@ async function main() {
   const L = await hello(a.port, 'local');
   L.send({ t: 'join_world', worldId });
   await L.next('welcome', 10000);
-  const R = await hello(b.port, 'relayed');
-  R.send({ t: 'join_world', worldId });
-  await R.next('welcome', 10000);
-  await roundTrips(L); // warm both paths
+  await linksUp(redisPort, ['a', 'b']); // a world's relay picks its way when the client joins
+  const D = await hello(b.port, 'direct');
+  D.send({ t: 'join_world', worldId });
+  await D.next('welcome', 10000);
+  const P = await hello(c.port, 'pubsub');
+  P.send({ t: 'join_world', worldId });
+  await P.next('welcome', 10000);
+  for (const cl of [L, D, P]) await roundTrips(cl); // warm every path
   const local = await roundTrips(L);
-  const relayed = await roundTrips(R);
-  const p50 = [pct(local, 0.5), pct(relayed, 0.5)];
-  const p99 = [pct(local, 0.99), pct(relayed, 0.99)];
+  const direct = await roundTrips(D);
+  const pubsub = await roundTrips(P);
+  const sent = await sentEachWay(redisPort);
+  const p50 = [local, direct, pubsub].map((t) => pct(t, 0.5));
+  const p99 = [local, direct, pubsub].map((t) => pct(t, 0.99));
+  const row = (name, i) => console.log(`${name.padEnd(44)} p50 ${p50[i].toFixed(0)} us  p99 ${p99[i].toFixed(0)} us`);
   console.log(`cluster_bench: ${N} round trips each, message answered by the world's process`);
-  console.log(`client on the world's process (baseline)  p50 ${p50[0].toFixed(0)} us  p99 ${p99[0].toFixed(0)} us`);
-  console.log(`client relayed through another process     p50 ${p50[1].toFixed(0)} us  p99 ${p99[1].toFixed(0)} us`);
-  console.log(`added by the relay, one way (p50)          ${((p50[1] - p50[0]) / 2).toFixed(0)} us`);
-  console.log(`ratio relayed/local round trip (p50)       ${(p50[1] / p50[0]).toFixed(2)}x`);
+  row("client on the world's process (baseline)", 0);
+  row('client relayed over the direct link', 1);
+  row('client relayed through Redis pub/sub', 2);
+  console.log(`added by the relay, one way (p50): direct ${((p50[1] - p50[0]) / 2).toFixed(0)} us, pub/sub ${((p50[2] - p50[0]) / 2).toFixed(0)} us`);
+  console.log(`ratio relayed/local round trip (p50)         direct ${(p50[1] / p50[0]).toFixed(2)}x, pub/sub ${(p50[2] / p50[0]).toFixed(2)}x`);
+  console.log(`ratio pub/sub/direct round trip (p50)        ${(p50[2] / p50[1]).toFixed(2)}x`);
+  console.log(`relay messages sent (link / redis): ${Object.entries(sent).map(([n, s]) => `${n} ${s}`).join(', ')}`);
+  if (!(sent.b && /^[1-9]\d* \/ /.test(sent.b))) throw new Error('b relayed nothing over its link: ' + JSON.stringify(sent));
+}
+
+// The node records in Redis, by node name.
+function records(redisPort) {
+  const keys = redisCli(redisPort, 'KEYS', 'tycho:crafty:node:*').split('\n').filter(Boolean);
+  const out = {};
+  for (const k of keys) {
+    const r = JSON.parse(redisCli(redisPort, 'GET', k));
+    out[r.node] = r;
+  }
+  return out;
+}
+
+// Waits until each named process's record shows the relay messages it sent over links, as
+// "link / redis". (Records are written every 0.75 s.)
+async function sentEachWay(redisPort) {
+  await new Promise((r) => setTimeout(r, 1000));
+  const out = {};
+  for (const [name, r] of Object.entries(records(redisPort))) out[name] = `${r.sentLink} / ${r.sentRedis}`;
+  return out;
+}
+
+// Waits until the named processes have read each other's records (and so dialed each other).
+async function linksUp(redisPort, names) {
+  for (let i = 0; i < 40; i++) {
+    const rs = records(redisPort);
+    if (names.every((n) => rs[n] && rs[n].link)) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await new Promise((r) => setTimeout(r, 1600)); // two beats: each has read the other and dialed
 }
 
 main().then(() => { killAll(); require('fs').rmSync(tmp, { recursive: true, force: true }); process.exit(0); },

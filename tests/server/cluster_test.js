@@ -31,6 +31,37 @@ async function check(name, fn) {
 }
 function assert(cond, msg) { if (!cond) throw new Error(msg || 'assertion failed'); }
 
+// The processes' records in Redis, by node name (written every 0.75 s).
+function records(redisPort) {
+  const out = {};
+  for (const k of redisCli(redisPort, 'KEYS', 'tycho:crafty:node:*').split('\n').filter(Boolean)) {
+    const text = redisCli(redisPort, 'GET', k);
+    if (text) { const r = JSON.parse(text); out[r.node] = r; }
+  }
+  return out;
+}
+
+// One frame of a cluster link (server/link_frames.h): u32 length, u8 channel length, channel, payload.
+function linkFrame(channel, payload) {
+  const c = Buffer.from(channel), p = Buffer.from(payload);
+  const head = Buffer.alloc(5);
+  head.writeUInt32BE(1 + c.length + p.length, 0);
+  head[4] = c.length;
+  return Buffer.concat([head, c, p]);
+}
+
+// Connects to a link address, writes bytes, resolves when the process closes the socket.
+function linkPoke(address, bytes) {
+  const m = /^(.*):(\d+)$/.exec(address);
+  return new Promise((resolve, reject) => {
+    const sock = require('net').connect(Number(m[2]), m[1], () => sock.write(bytes));
+    const timer = setTimeout(() => { sock.destroy(); reject(new Error('the link was not dropped')); }, 8000);
+    sock.on('data', () => {});
+    sock.on('error', () => {});
+    sock.on('close', () => { clearTimeout(timer); resolve(); });
+  });
+}
+
 async function main() {
   const redisPort = await freePort();
   let redis = await startRedis(redisPort);
@@ -56,6 +87,17 @@ async function main() {
     assert(Array.isArray(z.list.worlds));
     z.close();
     alone.proc.kill('SIGTERM');
+  });
+
+  await check('each process publishes a link address and token, and dials the others', async () => {
+    const deadline = Date.now() + 8000;
+    let rs;
+    while (!['a', 'b', 'c'].every((n) => (rs = records(redisPort))[n] && rs[n].link)) {
+      assert(Date.now() < deadline, 'records: ' + JSON.stringify(rs));
+      await sleep(200);
+    }
+    for (const n of ['a', 'b', 'c']) assert(/^127\.0\.0\.1:\d+$/.test(rs[n].link) && /^[0-9a-f]{32}$/.test(rs[n].linkToken), JSON.stringify(rs[n]));
+    await sleep(1600); // two beats: each has read the others' records and dialed them
   });
 
   await check('a world made on one process is listed by every other', async () => {
@@ -100,6 +142,43 @@ async function main() {
     assert(chat.message === 'hello from a' && chat.from === 'pa', JSON.stringify(chat));
     ctx.b.send({ t: 'chat', message: 'and from b' });
     await ctx.a.next((m) => m.t === 'chat' && m.message === 'and from b' && m.from === 'pb');
+  });
+
+  await check('the relay between a and b went over their direct link, both ways', async () => {
+    await sleep(900);
+    const rs = records(redisPort);
+    assert(rs.b.sentLink > 0 && rs.a.sentLink > 0, 'link / redis: ' + ['a', 'b'].map((n) => `${rs[n].sentLink} / ${rs[n].sentRedis}`).join(', '));
+  });
+
+  await check('a process with --relay redis plays with the others through Redis pub/sub', async () => {
+    nodes.r = await startNode('r', redisPort, ['--relay', 'redis']);
+    assert(nodes.r.port, nodes.r.log);
+    const r = await hello(nodes.r.port, 'pr');
+    await listUntil(r, (l) => l.worlds.some((w) => w.id === worldId));
+    r.send({ t: 'join_world', worldId });
+    const rw = await r.next('welcome', 8000);
+    await ctx.a.next((m) => m.t === 'player_join' && m.playerId === rw.playerId);
+    r.send({ t: 'transform', ...at, z: at.z + 1 });
+    await ctx.a.next((m) => m.t === 'players' && m.players.some((p) => p.playerId === rw.playerId && p.z === at.z + 1));
+    ctx.a.send({ t: 'chat', message: 'to the pub/sub one' });
+    await r.next((m) => m.t === 'chat' && m.message === 'to the pub/sub one');
+    r.close();
+    await ctx.a.next((m) => m.t === 'player_leave' && m.playerId === rw.playerId);
+    await sleep(900);
+    const rec = records(redisPort).r;
+    assert(rec && rec.link === undefined && rec.sentLink === 0 && rec.sentRedis > 0, JSON.stringify(rec));
+  });
+
+  await check('a link that presents a wrong token or sends garbage is dropped and logged; the relay goes on', async () => {
+    const rs = records(redisPort);
+    await linkPoke(rs.b.link, linkFrame('', `HELLO ${rs.b.id} ${'0'.repeat(32)} x/1`));
+    await linkPoke(rs.b.link, Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 1, 2, 3]));
+    await linkPoke(rs.b.link, linkFrame('tycho:crafty:to:' + rs.b.id, `msg 1 ${rs.a.id}\n{}`)); // a frame before HELLO
+    assert(/cluster_link_dropped: link from \?: a bad HELLO/.test(nodes.b.log), nodes.b.log);
+    assert(/cluster_link_dropped: link from \?: frame length out of bounds/.test(nodes.b.log), nodes.b.log);
+    assert(/cluster_link_dropped: link from \?: a frame before the link was up/.test(nodes.b.log), nodes.b.log);
+    ctx.a.send({ t: 'chat', message: 'links still fine' });
+    await ctx.b.next((m) => m.t === 'chat' && m.message === 'links still fine');
   });
 
   await check('a relayed player leaves and joins again through its own process', async () => {
@@ -148,6 +227,7 @@ async function main() {
     const relayedB = await ctx.b.waitClosed(8000);
     const relayedC = await ctx.c.waitClosed(8000);
     for (const r of [relayedB, relayedC]) assert(r.code === 4012 && /world_moved/.test(r.reason), JSON.stringify(r));
+    assert(/cluster_link_down a\//.test(nodes.b.log), 'b did not see its link to a go: ' + nodes.b.log.slice(-2000));
     // Everyone reconnects through a live process and joins again.
     ctx.b = await hello(nodes.b.port, 'pb');
     ctx.b.send({ t: 'join_world', worldId });
@@ -247,7 +327,7 @@ async function main() {
   });
 
   await check('processes that stay up never crashed', async () => {
-    for (const n of [nodes.b, nodes.c, nodes.g]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
+    for (const n of [nodes.b, nodes.c, nodes.g, nodes.r]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
   });
 
   await check('SIGTERM: every process left stops cleanly (exit 0, nothing from a sanitizer)', async () => {

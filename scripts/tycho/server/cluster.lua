@@ -13,6 +13,14 @@
 --                    so that the owners of running worlds re-register theirs first.
 -- Channels: to:<id>, one per process (the relay), and all (the world list changed).
 --
+-- The relay's messages go over a direct link between the two processes (server/peer_link.c)
+-- when one is up, and through Redis pub/sub otherwise (or always, with `--relay redis`). A
+-- process's record carries its link's address and token; each process dials every peer it
+-- reads. The way is chosen once per relayed client and direction (when the edge opens it, and
+-- when the owner's stand-in is made, by the way its open came), so that one client's messages
+-- never overtake each other on two ways; a link that goes down sends its clients' next
+-- messages through Redis.
+--
 -- The relay: a client stays connected to the process it reached (its edge); when it joins a
 -- world that runs elsewhere, the edge sends its messages to the owner (`open`, `msg`,
 -- `leave`), where the module serves it through a stand-in session whose sends come back
@@ -75,9 +83,11 @@ function Cluster.new(host, app)
   local self = setmetatable({
     host = host, redis = redis, app = app, node = redis.node, id = redis.node .. "/" .. redis.instance,
     prefix = "tycho:" .. host.name .. ":", leases = {}, nodes = {}, online = {},
-    relayed = {}, remotes = {}, nextRemote = REMOTE_BASE, graceUntil = 0,
+    relayed = {}, remotes = {}, nextRemote = REMOTE_BASE, graceUntil = 0, sentLink = 0, sentRedis = 0,
   }, Cluster)
-  redis:subscribe(self.prefix .. "to:" .. self.id, function(payload) self:receive(payload) end)
+  self.channel = self.prefix .. "to:" .. self.id
+  redis:subscribe(self.channel, function(payload, peer) self:receive(payload, peer) end)
+  redis:onLinkDown(function(peer) self:linkDown(peer) end)
   redis:subscribe(self.prefix .. "all", function(payload)
     if payload ~= self.id then app.listChanged() end
   end)
@@ -228,6 +238,8 @@ function Cluster:beat()
     self.id, self.node, worlds, 0, 0, os.time()
   for _ in pairs(self.relayed) do record.relayed = record.relayed + 1 end
   for _ in pairs(self.remotes) do record.remotes = record.remotes + 1 end
+  record.link, record.linkToken = self.redis.link, self.redis.linkToken
+  record.sentLink, record.sentRedis = self.sentLink, self.sentRedis
   self.redis:command({ "SET", key(self, "node", self.id), json.encode(record), "PX", LEASE_MS })
   self.redis:command({ "SADD", self.prefix .. "nodes", self.id })
   self.redis:command({ "EVAL", NODES, 1, self.prefix .. "nodes", self.prefix .. "node:" }, function(list)
@@ -252,6 +264,11 @@ function Cluster:nodesRead(list)
   end
   nodes[self.id] = nodes[self.id] or { id = self.id, node = self.node } -- never dead to itself
   self.nodes = nodes
+  for id, r in pairs(nodes) do
+    if id ~= self.id and type(r.link) == "string" and type(r.linkToken) == "string" then
+      self.redis:linkDial(id, r.link, r.linkToken)
+    end
+  end
   local changed = false
   for k, v in pairs(online) do changed = changed or self.online[k] ~= v end
   for k in pairs(self.online) do changed = changed or online[k] == nil end
@@ -286,8 +303,18 @@ end
 
 -- ---- the relay ----
 
-local function publish(self, to, op, sid, body)
-  self.redis:command({ "PUBLISH", self.prefix .. "to:" .. to, op .. " " .. sid .. " " .. self.id .. "\n" .. body })
+-- Sends one relay message to process `to`: over the link when `direct` and it is up, else
+-- through Redis. Returns whether it went over the link (false: the caller's client goes
+-- through Redis from now on).
+local function publish(self, to, op, sid, body, direct)
+  local channel, payload = self.prefix .. "to:" .. to, op .. " " .. sid .. " " .. self.id .. "\n" .. body
+  if direct and self.redis:linkSend(to, channel, payload) then
+    self.sentLink = self.sentLink + 1
+    return true
+  end
+  self.sentRedis = self.sentRedis + 1
+  self.redis:command({ "PUBLISH", channel, payload })
+  return false
 end
 
 ---Edge side: from now on the client's messages go to owner, starting with its join_world.
@@ -295,24 +322,25 @@ end
 ---@param owner string
 ---@param msg table its join_world
 function Cluster:attach(client, owner, msg)
-  client.relay = { owner = owner }
+  client.relay = { owner = owner, direct = self.redis:linkUp(owner) }
   self.relayed[client.session.id] = client
-  publish(self, owner, "open", client.session.id, json.encode({
-    key = client.key, name = client.name, address = client.address, msg = msg }))
+  client.relay.direct = publish(self, owner, "open", client.session.id, json.encode({
+    key = client.key, name = client.name, address = client.address, msg = msg }), client.relay.direct)
 end
 
 ---Edge side: one message of a relayed client to its world's process.
 ---@param client table
 ---@param msg table
 function Cluster:forward(client, msg)
-  publish(self, client.relay.owner, "msg", client.session.id, json.encode(msg))
+  local relay = client.relay
+  relay.direct = publish(self, relay.owner, "msg", client.session.id, json.encode(msg), relay.direct)
 end
 
 ---Edge side: the relayed client left its world (or closed): the owner lets it go.
 ---@param client table
 function Cluster:detach(client)
   if not client.relay then return end
-  publish(self, client.relay.owner, "leave", client.session.id, "")
+  publish(self, client.relay.owner, "leave", client.session.id, "", client.relay.direct)
   self.relayed[client.session.id] = nil
   client.relay = nil
 end
@@ -323,7 +351,7 @@ local Remote = {}
 Remote.__index = Remote
 function Remote:sendText(text)
   if self.closed then return false end
-  publish(self.cluster, self.edge, "send", self.sid, text)
+  self.direct = publish(self.cluster, self.edge, "send", self.sid, text, self.direct)
   return true
 end
 function Remote:send(msg)
@@ -332,7 +360,8 @@ end
 function Remote:sendBinary() return false end -- the crafty protocol is text
 function Remote:close(code, reason)
   if self.closed then return end
-  publish(self.cluster, self.edge, "kick", self.sid, json.encode({ code = code or 1000, reason = reason or "" }))
+  publish(self.cluster, self.edge, "kick", self.sid, json.encode({ code = code or 1000, reason = reason or "" }),
+    self.direct)
   self.cluster:dropRemote(self.id)
 end
 
@@ -345,12 +374,13 @@ function Cluster:dropRemote(id)
   self.app.closed(session)
 end
 
--- One relay message, "OP SID FROM\nBODY".
+-- One relay message, "OP SID FROM\nBODY"; peer: the process whose link it came over (nil:
+-- through Redis).
 ---@private
-function Cluster:receive(payload)
+function Cluster:receive(payload, peer)
   local op, sid, from, body = payload:match("^(%a+) (%d+) (%S+)\n(.*)$")
   sid = math.tointeger(tonumber(sid))
-  if not op or not sid then
+  if not op or not sid or (peer and peer ~= from) then
     return self.host:log("cluster_bad_message: " .. payload:sub(1, 60))
   end
   if op == "send" or op == "detach" or op == "kick" then return self:toEdge(op, sid, from, body) end
@@ -364,11 +394,11 @@ function Cluster:receive(payload)
     if session then self:dropRemote(session.id) end
     self.nextRemote = self.nextRemote + 1
     session = setmetatable({ id = self.nextRemote, cluster = self, edge = from, sid = sid,
-      address = info.address }, Remote)
+      address = info.address, direct = peer ~= nil and self.redis:linkUp(from) }, Remote)
     self.remotes[session.id], self.remotes[from .. " " .. sid] = session, session
     self.app.open(session, info.key, info.name, info.msg)
     if not session.closed and not self.app.joined(session) then
-      publish(self, from, "detach", sid, "")
+      publish(self, from, "detach", sid, "", session.direct)
       self:dropRemote(session.id)
     end
   elseif session and op == "msg" then
@@ -376,6 +406,19 @@ function Cluster:receive(payload)
     if ok then self.app.deliver(session, msg) end
   elseif session and op == "leave" then
     self:dropRemote(session.id)
+  end
+end
+
+-- The last link to peer went down: the relayed clients and stand-ins that used it go through
+-- Redis from now on (what was queued on it is lost, as on a process that died).
+---@private
+function Cluster:linkDown(peer)
+  self.host:log("cluster_link_down " .. peer .. ": its relayed clients go through redis")
+  for _, client in pairs(self.relayed) do
+    if client.relay.owner == peer then client.relay.direct = false end
+  end
+  for id, session in pairs(self.remotes) do
+    if type(id) == "number" and session.edge == peer then session.direct = false end
   end
 end
 
@@ -403,7 +446,8 @@ function Cluster:stop()
   for _, client in pairs(self.relayed) do self:detach(client) end
   for id, session in pairs(self.remotes) do
     if type(id) == "number" then
-      publish(self, session.edge, "kick", session.sid, json.encode({ code = 4012, reason = "world_moved: its process stopped; reconnect and join again" }))
+      publish(self, session.edge, "kick", session.sid,
+        json.encode({ code = 4012, reason = "world_moved: its process stopped; reconnect and join again" }), session.direct)
       session.closed = true
     end
   end
