@@ -28,6 +28,7 @@
 #define REDIAL_SECS 5.0            /* after a failed dial, the same peer is not dialed again for this long */
 #define OUT_MAX (64u * 1024 * 1024) /* queued bytes past which a link is too far behind */
 #define READ_CHUNK (64u * 1024)
+#define READS_PER_EVENT 16
 #define MAX_FAILED 32
 
 typedef enum link_state { DIALING, AWAIT_OK, AWAIT_HELLO, UP } link_state;
@@ -214,7 +215,8 @@ static bool take_frames(conn *k, const char **why) {
     at += used;
     if (f.channel_len == 0) {
       if (!on_control(k, f.payload, f.payload_len)) {
-        *why = k->state == UP ? "a control frame after the link was up" : "a bad HELLO or OK (wrong process id or token)";
+        *why = k->state == UP ? "a control frame after the link was up"
+                              : "a bad HELLO or OK (wrong process id or token)";
         return false;
       }
     } else if (k->state != UP) {
@@ -233,8 +235,10 @@ static bool take_frames(conn *k, const char **why) {
   return true;
 }
 
+/* Reads what the socket holds, READS_PER_EVENT reads at most (the loop's other work goes on
+ * between), and hands its frames on. */
 static bool link_read(conn *k, const char **why) {
-  for (;;) {
+  for (int reads = 0; reads < READS_PER_EVENT; reads++) {
     if (k->in_cap - k->in_len < READ_CHUNK) {
       size_t cap = k->in_cap ? k->in_cap * 2 : 2 * READ_CHUNK;
       if (cap > TY_LINK_FRAME_MAX + 4 + 2 * READ_CHUNK) cap = TY_LINK_FRAME_MAX + 4 + 2 * READ_CHUNK;
@@ -257,6 +261,7 @@ static bool link_read(conn *k, const char **why) {
     if (!take_frames(k, why)) return false;
     if (k->broken) return true;
   }
+  return true;
 }
 
 static void on_link_io(struct ev_loop *loop, ev_io *w, int revents) {

@@ -116,9 +116,10 @@ int cmd_serve(int argc, char **argv) {
     fprintf(stderr, "tycho serve: --tls-cert and --tls-key go together\n");
     return 2;
   }
-  if (port > 65535 || link_port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0 || max_steps == 0) {
-    fprintf(stderr, "tycho serve: --port and --link-port must be 0..65535, --max-frame at least 16, --ping 1..30000, --max-clients "
-                    "and --max-instructions at least 1\n");
+  if (port > 65535 || link_port > 65535 || max_frame < 16 || ping < 1 || ping > 30000 || max_clients == 0 ||
+      max_steps == 0) {
+    fprintf(stderr, "tycho serve: --port must be 0..65535, as must --link-port, --max-frame at least 16, "
+                    "--ping 1..30000, --max-clients and --max-instructions at least 1\n");
     return 2;
   }
   cfg.port = (int)port;

@@ -22,7 +22,8 @@ static void read_all(const char *stream, size_t n, size_t chunk, char *out, size
     ty_link_status st;
     while ((st = ty_link_frame_next(buf + at, have - at, &f, &used, &why)) == TY_LINK_FRAME) {
       CHECK(used == TY_LINK_FRAME_HEADER + f.channel_len + f.payload_len);
-      o += (size_t)snprintf(out + o, cap - o, "%.*s=%.*s;", (int)f.channel_len, f.channel, (int)f.payload_len, f.payload);
+      o += (size_t)snprintf(out + o, cap - o, "%.*s=%.*s;", (int)f.channel_len, f.channel, (int)f.payload_len,
+                            f.payload);
       at += used;
     }
     memmove(buf, buf + at, have - at);

@@ -14,6 +14,7 @@ describe("tycho serve's command line", function()
     assert.equals(0, code, out)
     assert.truthy(out:find("usage: tycho serve", 1, true), out)
     assert.truthy(out:find("--max-instructions N", 1, true), out)
+    assert.truthy(out:find("[--relay direct|redis] [--link-port PORT]", 1, true), out)
   end)
 
   it("refuses each bad option with exit code 2 and says which", function()
@@ -28,6 +29,10 @@ describe("tycho serve's command line", function()
       { "--max-clients 0", "--max-clients and --max-instructions at least 1" },
       { "--max-instructions 0", "--max-clients and --max-instructions at least 1" },
       { "--tls-key k.pem", "--tls-cert and --tls-key go together" },
+      { "--relay fast", "--relay is direct (links between the processes, the default) or redis" },
+      { "--relay", "--relay is direct" },
+      { "--link-port 70000", "as must --link-port" },
+      { "--link-port x", "--link-port needs a non-negative number" },
     }
     for _, case in ipairs(cases) do
       local code, out = serve("--port 0 " .. case[1])
