@@ -17,7 +17,8 @@
 # message summed over the processes, and the ratio of messages per CPU-second against the one
 # process. Where the machine has at least N + 2 cores (and taskset), each server runs on a
 # core of its own and the generator on the rest. Exits 77 (skipped) without redis-server
-# (ctest bench.host_bench_cluster).
+# (ctest bench.host_bench_cluster). TYCHO_BENCH_RELAY=redis runs the processes with `--relay
+# redis` (the relay through Redis pub/sub alone) instead of over their direct links.
 # Usage: tests/bench/host_bench.sh [BUILD_DIR] [CLIENTS] [ROOMS] [SECONDS] [HZ] [RUNS] [WORKERS]
 #   ROOMS <= 256 (the worlds a crafty server keeps); TYCHO_BENCH_IDLE_MS and
 #   TYCHO_BENCH_WARMUP_MS shorten load.js's idle and warm-up waits (3 s, 2 s).
@@ -31,8 +32,13 @@ HZ=${5:-20}
 RUNS=${6:-1}
 WORKERS=${7:-}
 CLUSTER=${TYCHO_BENCH_CLUSTER:-0}
+RELAY=${TYCHO_BENCH_RELAY:-direct}
 BENCH=$ROOT/tests/bench/host_bench
 TYCHO=$BUILD/tycho
+case $RELAY in
+direct|redis) ;;
+*) echo "host_bench: TYCHO_BENCH_RELAY=$RELAY: expected direct or redis" >&2; exit 1 ;;
+esac
 case $CLUSTER in
 ''|*[!0-9]*) echo "host_bench: TYCHO_BENCH_CLUSTER=$CLUSTER: expected a process count (0 or 1: off)" >&2; exit 1 ;;
 esac
@@ -103,13 +109,15 @@ run_cluster() {
   while [ "$k" -le "$CLUSTER" ]; do
     port=$(free_port)
     (export CRAFTY_WORLDS_PER_ADDRESS=0; on_core $((k - 1)) "$TYCHO" serve --port "$port" --modules "$ROOT/server/modules" \
-      --data "$TMP/data" --ping 60 --no-watch --redis "redis://127.0.0.1:$rport" --node "bench$k" 2>"$TMP/cluster$k.log") &
+      --data "$TMP/data" --ping 60 --no-watch --redis "redis://127.0.0.1:$rport" --node "bench$k" --relay "$RELAY" \
+      2>"$TMP/cluster$k.log") &
     SERVER_PID="$SERVER_PID $!"
     ports=${ports:+$ports,}$port
     pids=${pids:+$pids,}$!
     wait_port "$port"
     k=$((k + 1))
   done
+  sleep 2 # two beats: every process has read the others' records and its links are up before a client joins
   generator tycho "$ports" "$pids" "$CLIENTS" "$ROOMS" "$SECONDS_" "$HZ" "$WORKERS" >>"$TMP/cluster.jsonl" ||
     { cat "$TMP"/cluster*.log >&2; exit 1; }
   for p in $SERVER_PID; do kill "$p"; wait "$p" || true; done
@@ -130,7 +138,7 @@ echo "host_bench: $CLIENTS clients, $ROOMS rooms, transforms at $HZ Hz, ${SECOND
 if [ "$CLUSTER" -ge 2 ]; then
   cores="nothing pinned (fewer than $((CLUSTER + 2)) cores, or no taskset)"
   [ -n "$PIN" ] && cores="each server on a core of its own, the generator on cores $CLUSTER-$(($(nproc) - 1))"
-  echo "host_bench: cluster mode, $CLUSTER tycho processes over redis-server against one; $cores"
+  echo "host_bench: cluster mode, $CLUSTER tycho processes over redis-server against one, relay $RELAY; $cores"
   i=0
   while [ "$i" -lt "$RUNS" ]; do
     run_tycho

@@ -66,9 +66,9 @@ const cpuSeconds = () => PIDS.reduce((n, pid) => n + cpuSecondsOf(pid), 0);
 const userSeconds = () => PIDS.reduce((n, pid) => n + cpuSplitOf(pid).user, 0);
 const rssBytes = () => PIDS.reduce((n, pid) => n + rssBytesOf(pid), 0);
 
-// A tycho process's own message counters: its /_monitor/api, whose rates are per second,
-// oldest first, one a second.
-function monitorRates(port) {
+// A tycho process's own record in its /_monitor/api: its message rates (per second, oldest
+// first, one a second) and, in a cluster, the relay messages it sent over links and through Redis.
+function monitorRecord(port) {
   return new Promise((resolve) => {
     require('http').get({ host: '127.0.0.1', port, path: '/_monitor/api' }, (res) => {
       let body = '';
@@ -76,7 +76,7 @@ function monitorRates(port) {
       res.on('end', () => {
         try {
           const api = JSON.parse(body);
-          resolve((api.processes.find((p) => p.node === api.node) || api.processes[0]).rates);
+          resolve(api.processes.find((p) => p.node === api.node) || api.processes[0]);
         } catch (e) { resolve(null); }
       });
     }).on('error', () => resolve(null));
@@ -194,7 +194,7 @@ async function main() {
   const wall = (now() - w0) / 1000;
   const rssLoad = rssBytes();
   // Each process's whole seconds inside the window, from its own counters.
-  const rates = kind === 'tycho' ? await Promise.all(PORTS.map(monitorRates)) : PORTS.map(() => null);
+  const records = kind === 'tycho' ? await Promise.all(PORTS.map(monitorRecord)) : PORTS.map(() => null);
   const results = await Promise.all(workers.map((child) => ask(child, { cmd: 'stop' }, 'stats')));
 
   const sum = (k) => results.reduce((n, r) => n + r[k], 0);
@@ -207,10 +207,12 @@ async function main() {
   const round2 = (x) => (x == null ? null : +x.toFixed(2));
   const usPerMessage = cpu * 1e6 / sent;
   const processes = PIDS.map((pid, k) => {
-    const r = rates[k] ? rates[k].slice(-Math.max(1, Math.floor(wall) - 1)) : [];
+    const rec = records[k];
+    const r = rec && rec.rates ? rec.rates.slice(-Math.max(1, Math.floor(wall) - 1)) : [];
     const avg = (j) => (r.length ? Math.round(r.reduce((n, x) => n + x[j], 0) / r.length) : null);
     const c = cpuEach1[k] - cpuEach0[k];
     return { pid, port: PORTS[k], cpuShare: +(c / wall).toFixed(3), messagesInPerSec: avg(0), messagesOutPerSec: avg(1),
+      relaySentLink: rec ? rec.sentLink : undefined, relaySentRedis: rec ? rec.sentRedis : undefined,
       rssLoadKiB: Math.round(rssBytesOf(pid) / 1024) };
   });
   const out = {

@@ -59,7 +59,7 @@ if (process.argv[2] === '--cluster') {
   // Each process of the cluster, from the last run: its own counters and CPU.
   for (const [k, p] of many[many.length - 1].perProcess.entries())
     console.log(`cluster process ${k + 1}: ${fmt(p.messagesInPerSec)} messages in / s, ${fmt(p.messagesOutPerSec)} out / s, ` +
-      `CPU ${fmt(p.cpuShare)} cores`);
+      `CPU ${fmt(p.cpuShare)} cores, relay messages sent over links ${fmt(p.relaySentLink)}, through Redis ${fmt(p.relaySentRedis)}`);
   console.log(`cluster server CPU per client message, summed over ${n} processes: ${fmt(b.cpuUsPerClientMessage)} us`);
   const r = b.messagesPerCpuSecond / a.messagesPerCpuSecond;
   console.log(`ratio cluster/one process, messages per CPU-second: ${r.toFixed(2)}x`);
