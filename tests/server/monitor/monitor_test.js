@@ -96,11 +96,13 @@ async function main() {
         procs: [...document.querySelectorAll('.proc')].map((d) => d.dataset.node).sort(),
         rows: [...document.querySelectorAll('tr.room')].map((tr) => [...tr.children].map((td) => td.textContent)),
         summary: document.getElementById('summary').textContent,
+        relay: [...document.querySelectorAll('.proc .relay')].map((s) => s.textContent),
       }));
       assert(seen.procs.join() === 'mon-a,mon-b', JSON.stringify(seen));
       const row = seen.rows.find((r) => r[1] === worldId);
       assert(row && row[2] === 'Monitored' && row[3] === '2', JSON.stringify(seen.rows));
       assert(/cluster of 2 processes/.test(seen.summary), seen.summary);
+      assert(seen.relay.length === 2 && seen.relay.every((t) => /^relay sent: link \d+ · redis \d+$/.test(t)), JSON.stringify(seen.relay));
       // The graph: the canvas is redrawn from newer samples.
       const first = await page.evaluate(() => ({ n: Number(document.body.dataset.samples),
         img: document.querySelector('canvas.ticks').toDataURL() }));
