@@ -169,8 +169,9 @@ async function main() {
     assert(rec && rec.link === undefined && rec.sentLink === 0 && rec.sentRedis > 0, JSON.stringify(rec));
   });
 
-  await check('a link that presents a wrong token or sends garbage is dropped and logged; the relay goes on', async () => {
+  await check('a link that presents a wrong token, sends garbage or stays silent is dropped and logged; the relay goes on', async () => {
     const rs = records(redisPort);
+    const silent = linkPoke(rs.b.link, Buffer.alloc(0)); // says nothing: dropped once its 5 s to be up have passed
     await linkPoke(rs.b.link, linkFrame('', `HELLO ${rs.b.id} ${'0'.repeat(32)} x/1`));
     await linkPoke(rs.b.link, Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 1, 2, 3]));
     await linkPoke(rs.b.link, linkFrame('tycho:crafty:to:' + rs.b.id, `msg 1 ${rs.a.id}\n{}`)); // a frame before HELLO
@@ -179,6 +180,17 @@ async function main() {
     assert(/cluster_link_dropped: link from \?: a frame before the link was up/.test(nodes.b.log), nodes.b.log);
     ctx.a.send({ t: 'chat', message: 'links still fine' });
     await ctx.b.next((m) => m.t === 'chat' && m.message === 'links still fine');
+    await silent;
+    assert(/cluster_link_dropped: link from \?: not up in time/.test(nodes.b.log), nodes.b.log);
+  });
+
+  await check('--link-port: the links listen on the port asked for', async () => {
+    const want = await freePort();
+    nodes.l = await startNode('l', redisPort, ['--link-port', String(want)]);
+    const deadline = Date.now() + 5000;
+    let rec;
+    while (!(rec = records(redisPort).l)) { assert(Date.now() < deadline, 'no record of l'); await sleep(100); }
+    assert(rec.link === `127.0.0.1:${want}`, JSON.stringify(rec));
   });
 
   await check('a relayed player leaves and joins again through its own process', async () => {
@@ -327,7 +339,7 @@ async function main() {
   });
 
   await check('processes that stay up never crashed', async () => {
-    for (const n of [nodes.b, nodes.c, nodes.g, nodes.r]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
+    for (const n of [nodes.b, nodes.c, nodes.g, nodes.r, nodes.l]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
   });
 
   await check('SIGTERM: every process left stops cleanly (exit 0, nothing from a sanitizer)', async () => {
