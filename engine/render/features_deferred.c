@@ -57,6 +57,11 @@ static ty_gl_texture tex_of(const rg_pass_context *ctx, rg_resource r) {
   return (ty_gl_texture){r.id ? rg_context_texture(ctx, r) : 0};
 }
 
+/* Targets colour resource r alone, no depth; id 0 when that failed. */
+static ty_gl_framebuffer color_target(ty_renderer *R, const rg_pass_context *ctx, rg_resource r) {
+  return ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, r)}, .color_count = 1});
+}
+
 /* Uses prog, binds the Frame block and sets its `params` (vec4[4]) when it has them. */
 static bool use(ty_renderer *R, const ty_frame *F, ty_program *prog, const float params[16]) {
   ty_gl_device *dev = ty_render_device(R);
@@ -148,8 +153,7 @@ typedef struct ao_pass {
 static void run_ssao(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
 #if TYCHO_WITH_GL
   ao_pass *p = data;
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->output)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->output);
   if (!fb.id) return;
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, p->params)) return;
@@ -213,8 +217,7 @@ static void run_lighting(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
 #if TYCHO_WITH_GL
   lighting_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->hdr);
   if (!fb.id) return;
   if (p->clear) ty_gl_clear_color(dev, fb, 0, (const float[4]){0, 0, 0, 1});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF,
@@ -299,8 +302,7 @@ static void run_point_spot(ty_renderer *R, ty_frame *F, const rg_pass_context *c
 #if TYCHO_WITH_GL
   lighting_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->hdr);
   if (!fb.id) return;
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ADDITIVE, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, NULL)) return;
