@@ -9,21 +9,20 @@
 #include <string.h>
 
 #include "draw2d_internal.h"
+#include "gl_stream.h"
 #include "render_internal.h"
 
 #if TYCHO_WITH_GL
 /* The GPU objects, the device's they are (a new device makes them again). */
 static struct {
   ty_gl_device *dev;
-  ty_gl_buffer vbo, ibo;
-  ty_gl_vertex_array va;
-  uint32_t quads;
+  ty_gl_stream quad_stream; /* the queue's vertices, four a quad */
+  ty_gl_buffer ibo;
+  uint32_t quads; /* quads ibo holds indices for */
   ty_gl_texture pages[TY_TEXT_MAX_PAGES];
   uint8_t *scratch;
   uint32_t scratch_cap;
-  ty_gl_buffer world_vbo; /* world text's vertices */
-  ty_gl_vertex_array world_va;
-  uint32_t world_cap; /* vertices */
+  ty_gl_stream world_stream; /* world text's vertices */
 } gpu;
 
 typedef struct draw_pass {
@@ -56,8 +55,9 @@ static void sync_pages(ty_gl_device *dev) {
 }
 
 static void forget_gpu(void) {
-  gpu.dev = NULL, gpu.va.id = 0, gpu.vbo.id = 0, gpu.ibo.id = 0, gpu.quads = 0;
-  gpu.world_va.id = 0, gpu.world_vbo.id = 0, gpu.world_cap = 0;
+  gpu.dev = NULL, gpu.ibo.id = 0, gpu.quads = 0;
+  gpu.quad_stream = (ty_gl_stream){0};
+  gpu.world_stream = (ty_gl_stream){0};
   memset(gpu.pages, 0, sizeof gpu.pages);
 }
 
@@ -69,32 +69,33 @@ ty_gl_texture ty_render_glyph_page(ty_renderer *R, uint32_t page) {
   return gpu.pages[page];
 }
 
+/* Room for quads quads: indices for them (a capacity that doubles from 1024) and a vertex
+ * stream as large. */
 static bool ensure_buffers(ty_gl_device *dev, uint32_t quads) {
-  if (quads <= gpu.quads && gpu.va.id) return true;
-  if (gpu.va.id) ty_gl_destroy_vertex_array(dev, gpu.va);
-  if (gpu.vbo.id) ty_gl_destroy_buffer(dev, gpu.vbo);
-  if (gpu.ibo.id) ty_gl_destroy_buffer(dev, gpu.ibo);
-  uint32_t cap = 1024;
-  while (cap < quads) cap *= 2;
-  uint32_t *idx = TY_MALLOC((size_t)cap * 6 * sizeof *idx);
-  TY_ASSERT(idx);
-  for (uint32_t q = 0; q < cap; q++) {
-    static const uint32_t order[6] = {0, 1, 2, 0, 2, 3};
-    for (int k = 0; k < 6; k++) idx[q * 6 + k] = q * 4 + order[k];
+  if (quads > gpu.quads || !gpu.ibo.id) {
+    if (gpu.ibo.id) ty_gl_destroy_buffer(dev, gpu.ibo);
+    ty_gl_stream_release(&gpu.quad_stream, dev); /* its vertex array reads the old indices */
+    uint32_t cap = 1024;
+    while (cap < quads) cap *= 2;
+    uint32_t *idx = TY_MALLOC((size_t)cap * 6 * sizeof *idx);
+    TY_ASSERT(idx);
+    for (uint32_t q = 0; q < cap; q++) {
+      static const uint32_t order[6] = {0, 1, 2, 0, 2, 3};
+      for (int k = 0; k < 6; k++) idx[q * 6 + k] = q * 4 + order[k];
+    }
+    gpu.ibo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 6 * sizeof *idx, .data = idx,
+                                                          .label = "draw2d indices"});
+    TY_FREE(idx);
+    gpu.quads = gpu.ibo.id ? cap : 0;
+    if (!gpu.ibo.id) return false;
   }
-  gpu.ibo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 6 * sizeof *idx, .data = idx,
-                                                        .label = "draw2d indices"});
-  TY_FREE(idx);
-  gpu.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * 4 * sizeof(ty_draw2d_vertex),
-                                                        .flags = TY_GL_BUFFER_DYNAMIC, .label = "draw2d"});
   ty_gl_vertex_array_desc vd = {.index_buffer = gpu.ibo, .label = "draw2d"};
-  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = gpu.vbo, .stride = sizeof(ty_draw2d_vertex)};
+  vd.bindings[0].stride = sizeof(ty_draw2d_vertex);
   vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ty_draw2d_vertex, x)};
   vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ty_draw2d_vertex, u)};
   vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ty_draw2d_vertex, rgba)};
-  gpu.va = ty_gl_make_vertex_array(dev, &vd);
-  gpu.quads = gpu.va.id ? cap : 0;
-  return gpu.va.id != 0;
+  size_t verts = (size_t)gpu.quads * 4;
+  return ty_gl_stream_reserve(&gpu.quad_stream, dev, verts, verts, &vd);
 }
 
 static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
@@ -105,11 +106,11 @@ static void draw_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
   if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
   if (!ensure_buffers(dev, q->quads)) return;
   sync_pages(dev);
-  ty_gl_update_buffer(dev, gpu.vbo, 0, q->verts, (size_t)q->quads * 4 * sizeof(ty_draw2d_vertex));
+  ty_gl_update_buffer(dev, gpu.quad_stream.buffer, 0, q->verts, (size_t)q->quads * 4 * sizeof(ty_draw2d_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_render_bind_frame(R, F);
-  ty_gl_bind_vertex_array(dev, gpu.va);
+  ty_gl_bind_vertex_array(dev, gpu.quad_stream.va);
   ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   ty_program *current = NULL;
@@ -163,22 +164,14 @@ typedef struct world_pass {
   const ty_draw2d_world *w;
 } world_pass;
 
+/* Room for verts vertices: a capacity that doubles from 6 * 256 (256 glyphs). */
 static bool ensure_world_buffers(ty_gl_device *dev, uint32_t verts) {
-  if (verts <= gpu.world_cap && gpu.world_va.id) return true;
-  if (gpu.world_va.id) ty_gl_destroy_vertex_array(dev, gpu.world_va);
-  if (gpu.world_vbo.id) ty_gl_destroy_buffer(dev, gpu.world_vbo);
-  uint32_t cap = 6 * 256;
-  while (cap < verts) cap *= 2;
-  gpu.world_vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)cap * sizeof(ty_draw2d_world_vertex),
-                                                              .flags = TY_GL_BUFFER_DYNAMIC, .label = "world text"});
   ty_gl_vertex_array_desc vd = {.label = "world text"};
-  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = gpu.world_vbo, .stride = sizeof(ty_draw2d_world_vertex)};
+  vd.bindings[0].stride = sizeof(ty_draw2d_world_vertex);
   vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT3, 0, offsetof(ty_draw2d_world_vertex, x)};
   vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ty_draw2d_world_vertex, u)};
   vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ty_draw2d_world_vertex, rgba)};
-  gpu.world_va = ty_gl_make_vertex_array(dev, &vd);
-  gpu.world_cap = gpu.world_va.id ? cap : 0;
-  return gpu.world_va.id != 0;
+  return ty_gl_stream_reserve(&gpu.world_stream, dev, verts, 6 * 256, &vd);
 }
 
 static void world_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
@@ -189,7 +182,7 @@ static void world_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ct
   if (gpu.dev != dev) forget_gpu(), gpu.dev = dev;
   if (!ensure_world_buffers(dev, w->quads * 6)) return;
   sync_pages(dev);
-  ty_gl_update_buffer(dev, gpu.world_vbo, 0, w->verts, (size_t)w->quads * 6 * sizeof(ty_draw2d_world_vertex));
+  ty_gl_update_buffer(dev, gpu.world_stream.buffer, 0, w->verts, (size_t)w->quads * 6 * sizeof(ty_draw2d_world_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1,
                                                .depth = p->depth.id ? rg_context_texture(ctx, p->depth) : 0});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = p->depth.id ? TY_GL_DEPTH_LEQUAL : TY_GL_DEPTH_OFF,
@@ -197,7 +190,7 @@ static void world_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ct
                                                 .cull = TY_GL_CULL_NONE});
   ty_render_bind_frame(R, F);
   ty_gl_use_program(dev, p->prog->gl);
-  ty_gl_bind_vertex_array(dev, gpu.world_va);
+  ty_gl_bind_vertex_array(dev, gpu.world_stream.va);
   ty_gl_sampler linear = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   for (uint32_t i = 0; i < w->run_count; i++) {
     const ty_draw2d_run *r = &w->runs[i];

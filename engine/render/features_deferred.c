@@ -39,9 +39,27 @@ static bool write_over(ty_renderer *R, rg_resource r, rg_resource *reads, uint32
   return first;
 }
 
+/* Declares pass `name`, which reads reads[0..nr) (reads has room for one more) and draws
+ * into *target alone, over what an earlier pass wrote there (see write_over). target and
+ * clear point into data, which is copied: *clear (NULL: the pass never clears) is set
+ * first, true when this pass is target's first writer. */
+static void add_pass_over(ty_renderer *R, ty_frame *F, const char *name, rg_resource *reads, uint32_t nr,
+                          rg_resource *target, bool *clear, ty_render_pass_fn run, void *data, size_t size) {
+  bool first = write_over(R, *target, reads, &nr);
+  if (clear) *clear = first;
+  ty_render_add_pass(R, F,
+                     &(rg_pass_desc){.name = name, .reads = reads, .read_count = nr, .writes = target, .write_count = 1},
+                     run, data, size);
+}
+
 #if TYCHO_WITH_GL
 static ty_gl_texture tex_of(const rg_pass_context *ctx, rg_resource r) {
   return (ty_gl_texture){r.id ? rg_context_texture(ctx, r) : 0};
+}
+
+/* Targets colour resource r alone, no depth; id 0 when that failed. */
+static ty_gl_framebuffer color_target(ty_renderer *R, const rg_pass_context *ctx, rg_resource r) {
+  return ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, r)}, .color_count = 1});
 }
 
 /* Uses prog, binds the Frame block and sets its `params` (vec4[4]) when it has them. */
@@ -135,8 +153,7 @@ typedef struct ao_pass {
 static void run_ssao(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
 #if TYCHO_WITH_GL
   ao_pass *p = data;
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->output)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->output);
   if (!fb.id) return;
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, p->params)) return;
@@ -200,8 +217,7 @@ static void run_lighting(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx
 #if TYCHO_WITH_GL
   lighting_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->hdr);
   if (!fb.id) return;
   if (p->clear) ty_gl_clear_color(dev, fb, 0, (const float[4]){0, 0, 0, 1});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF,
@@ -243,12 +259,8 @@ bool ty_feature_deferred_lighting(ty_renderer *R, ty_frame *F, const ty_feature_
   uint32_t nr = 4;
   if (shadows) reads[nr++] = p.shadow_map = F->shadow_map;
   if (ao) reads[nr++] = p.ao = F->ao;
-  p.clear = write_over(R, F->hdr, reads, &nr);
   set_ambient(R, o);
-  ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "DeferredLighting", .reads = reads, .read_count = nr, .writes = &p.hdr,
-                                     .write_count = 1},
-                     run_lighting, &p, sizeof p);
+  add_pass_over(R, F, "DeferredLighting", reads, nr, &p.hdr, &p.clear, run_lighting, &p, sizeof p);
   return true;
 }
 
@@ -290,8 +302,7 @@ static void run_point_spot(ty_renderer *R, ty_frame *F, const rg_pass_context *c
 #if TYCHO_WITH_GL
   lighting_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
-  ty_gl_framebuffer fb = ty_render_target(R, &(ty_render_target_desc){
-                                                 .colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1});
+  ty_gl_framebuffer fb = color_target(R, ctx, p->hdr);
   if (!fb.id) return;
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ADDITIVE, .cull = TY_GL_CULL_NONE});
   if (!use(R, F, p->prog, NULL)) return;
@@ -343,11 +354,7 @@ bool ty_feature_point_spot_light(ty_renderer *R, ty_frame *F, const ty_feature_o
   lighting_pass p = {.prog = prog, .hdr = F->hdr, .additive = true};
   rg_resource reads[5] = {F->gbuffer_albedo, F->gbuffer_normal, F->gbuffer_material, F->depth};
   uint32_t nr = 4;
-  write_over(R, F->hdr, reads, &nr);
-  ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "PointSpotLight", .reads = reads, .read_count = nr, .writes = &p.hdr,
-                                     .write_count = 1},
-                     run_point_spot, &p, sizeof p);
+  add_pass_over(R, F, "PointSpotLight", reads, nr, &p.hdr, NULL, run_point_spot, &p, sizeof p);
   return true;
 }
 
@@ -395,11 +402,7 @@ bool ty_feature_forward_overlay(ty_renderer *R, ty_frame *F, const ty_feature_op
   uint32_t nr = 1;
   if (shadows) reads[nr++] = p.shadow_map = F->shadow_map;
   if (grid) reads[nr++] = p.light_grid = F->light_grid;
-  write_over(R, F->hdr, reads, &nr);
-  ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "ForwardOverlay", .reads = reads, .read_count = nr, .writes = &p.hdr,
-                                     .write_count = 1},
-                     run_overlay, &p, sizeof p);
+  add_pass_over(R, F, "ForwardOverlay", reads, nr, &p.hdr, NULL, run_overlay, &p, sizeof p);
   return true;
 }
 
@@ -461,12 +464,7 @@ bool ty_feature_forward_plus(ty_renderer *R, ty_frame *F, const ty_feature_opts 
 
   prepass d = {.prog = depth_prog, .depth = F->depth};
   rg_resource reads[1];
-  uint32_t nr = 0;
-  d.clear = write_over(R, F->depth, reads, &nr);
-  ty_render_add_pass(R, F,
-                     &(rg_pass_desc){.name = "DepthPrepass", .reads = reads, .read_count = nr, .writes = &d.depth,
-                                     .write_count = 1},
-                     run_prepass, &d, sizeof d);
+  add_pass_over(R, F, "DepthPrepass", reads, 0, &d.depth, &d.clear, run_prepass, &d, sizeof d);
 
   cull_pass c = {.prog = cull, .depth = F->depth, .tiles_x = tiles_x, .tiles_y = tiles_y};
   c.grid = rg_transient(g, "lightGrid",

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../text/text.h"
+#include "gl_stream.h"
 #include "render_internal.h"
 
 /* A run's texture: a renderer texture id, or UI_ATLAS | a glyph atlas page. */
@@ -34,10 +35,7 @@ static struct {
   uint32_t run_count, run_cap;
   bool dropped_logged;
 #if TYCHO_WITH_GL
-  ty_gl_device *dev;
-  ty_gl_buffer vbo;
-  ty_gl_vertex_array va;
-  uint32_t gpu_cap;
+  ty_gl_stream stream;
 #endif
 } ui;
 
@@ -170,12 +168,7 @@ void ty_ui_clear(ty_renderer *R) {
 
 void ty_features_ui_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
-  ty_gl_device *dev = ty_render_device(R);
-  if (dev && ui.dev == dev) {
-    if (ui.va.id) ty_gl_destroy_vertex_array(dev, ui.va);
-    if (ui.vbo.id) ty_gl_destroy_buffer(dev, ui.vbo);
-  }
-  ui.dev = NULL, ui.va.id = 0, ui.vbo.id = 0, ui.gpu_cap = 0;
+  ty_gl_stream_release(&ui.stream, ty_render_device(R));
 #else
   (void)R;
 #endif
@@ -194,27 +187,18 @@ static void ui_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, 
   ui_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
   if (!p->count) return;
-  if (ui.dev != dev) ui.dev = dev, ui.va.id = 0, ui.vbo.id = 0, ui.gpu_cap = 0;
-  if (p->count > ui.gpu_cap) {
-    if (ui.va.id) ty_gl_destroy_vertex_array(dev, ui.va);
-    if (ui.vbo.id) ty_gl_destroy_buffer(dev, ui.vbo);
-    ui.gpu_cap = p->count * 2;
-    ui.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = ui.gpu_cap * sizeof(ui_vertex),
-                                                         .flags = TY_GL_BUFFER_DYNAMIC, .label = "ui"});
-    ty_gl_vertex_array_desc vd = {.label = "ui"};
-    vd.bindings[0] = (ty_gl_vertex_binding){.buffer = ui.vbo, .stride = sizeof(ui_vertex)};
-    vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, x)};
-    vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, u)};
-    vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ui_vertex, rgba)};
-    ui.va = ty_gl_make_vertex_array(dev, &vd);
-  }
-  if (!ui.va.id) return;
-  ty_gl_update_buffer(dev, ui.vbo, 0, p->verts, p->count * sizeof(ui_vertex));
+  ty_gl_vertex_array_desc vd = {.label = "ui"};
+  vd.bindings[0].stride = sizeof(ui_vertex);
+  vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, x)};
+  vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(ui_vertex, u)};
+  vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(ui_vertex, rgba)};
+  if (!ty_gl_stream_reserve(&ui.stream, dev, p->count, 0, &vd)) return;
+  ty_gl_update_buffer(dev, ui.stream.buffer, 0, p->verts, p->count * sizeof(ui_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
   ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
-  ty_gl_bind_vertex_array(dev, ui.va);
+  ty_gl_bind_vertex_array(dev, ui.stream.va);
   ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   for (uint32_t i = 0; i < p->run_count; i++) {

@@ -1,7 +1,8 @@
 /* engine/render/gl_device.h: the GL 4.5 device layer: buffers, textures, samplers,
  * framebuffers, shader programs and vertex arrays, made with direct state access, and the
  * pipeline state, uniforms and draws that use them. With gl_timer.c (GPU timer queries),
- * the only GL caller of the renderer.
+ * the only GL caller of the renderer. gl_device.c holds the device, one file each kind
+ * (gl_buffer.c, gl_texture.c, ...), gl_pipeline.c the state and draws.
  *
  * Descriptors in, handles out (sokol_gfx's shape): a zeroed descriptor field means its
  * default; every resource is a small handle that indexes a generation-checked pool, so

@@ -8,6 +8,7 @@
 
 #include "../text/text.h"
 #include "features_forward.h"
+#include "gl_stream.h"
 #include "render_internal.h"
 
 size_t ty_render_overlay_text(ty_renderer *R, const ty_frame *F, char *buf, size_t size) {
@@ -81,10 +82,7 @@ typedef struct overlay_quad {
 } overlay_quad;
 
 static struct {
-  ty_gl_device *dev;
-  ty_gl_buffer vbo;
-  ty_gl_vertex_array va;
-  size_t cap; /* vertices */
+  ty_gl_stream stream;
   overlay_quad *quads;
   uint32_t count, quad_cap;
   overlay_vertex *cpu;
@@ -94,11 +92,7 @@ static struct {
 
 void ty_feature_overlay_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
-  ty_gl_device *dev = ty_render_device(R);
-  if (dev && overlay.dev == dev) {
-    if (overlay.va.id) ty_gl_destroy_vertex_array(dev, overlay.va);
-    if (overlay.vbo.id) ty_gl_destroy_buffer(dev, overlay.vbo);
-  }
+  ty_gl_stream_release(&overlay.stream, ty_render_device(R));
   TY_FREE(overlay.quads);
   TY_FREE(overlay.cpu);
   memset(&overlay, 0, sizeof overlay);
@@ -277,27 +271,18 @@ static void overlay_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *
     total += n;
   }
 
-  if (overlay.dev != dev) overlay.vbo.id = 0, overlay.va.id = 0, overlay.cap = 0, overlay.dev = dev;
-  if (total > overlay.cap) {
-    if (overlay.va.id) ty_gl_destroy_vertex_array(dev, overlay.va);
-    if (overlay.vbo.id) ty_gl_destroy_buffer(dev, overlay.vbo);
-    overlay.cap = (size_t)total * 2;
-    overlay.vbo = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = overlay.cap * sizeof(overlay_vertex),
-                                                              .flags = TY_GL_BUFFER_DYNAMIC, .label = "overlay"});
-    ty_gl_vertex_array_desc vd = {.label = "overlay"};
-    vd.bindings[0] = (ty_gl_vertex_binding){.buffer = overlay.vbo, .stride = sizeof(overlay_vertex)};
-    vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(overlay_vertex, x)};
-    vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(overlay_vertex, u)};
-    vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(overlay_vertex, rgba)};
-    overlay.va = ty_gl_make_vertex_array(dev, &vd);
-  }
-  if (!overlay.va.id || !total) return;
-  ty_gl_update_buffer(dev, overlay.vbo, 0, overlay.cpu, (size_t)total * sizeof(overlay_vertex));
+  ty_gl_vertex_array_desc vd = {.label = "overlay"};
+  vd.bindings[0].stride = sizeof(overlay_vertex);
+  vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(overlay_vertex, x)};
+  vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT2, 0, offsetof(overlay_vertex, u)};
+  vd.attrs[2] = (ty_gl_vertex_attr){TY_GL_VERTEX_UBYTE4N, 0, offsetof(overlay_vertex, rgba)};
+  if (!total || !ty_gl_stream_reserve(&overlay.stream, dev, total, 0, &vd)) return;
+  ty_gl_update_buffer(dev, overlay.stream.buffer, 0, overlay.cpu, (size_t)total * sizeof(overlay_vertex));
   ty_render_target(R, &(ty_render_target_desc){.colors = {rg_context_texture(ctx, p->out)}, .color_count = 1});
   ty_render_set_state(R, &(ty_gl_pipeline_desc){.depth = TY_GL_DEPTH_OFF, .blend = TY_GL_BLEND_ALPHA, .cull = TY_GL_CULL_NONE});
   ty_gl_use_program(dev, p->prog->gl);
   ty_gl_set_uniform(dev, p->prog->gl, 0, TY_GL_UNIFORM_VEC2, 1, (const float[2]){(float)F->width, (float)F->height});
-  ty_gl_bind_vertex_array(dev, overlay.va);
+  ty_gl_bind_vertex_array(dev, overlay.stream.va);
   ty_gl_sampler nearest = ty_render_sampler_get(R, TY_SAMPLER_NEAREST_CLAMP);
   for (uint32_t i = 0; i < runs; i++) {
     ty_gl_bind_texture(dev, 0, ty_render_glyph_page(R, run_page[i]), nearest);

@@ -8,6 +8,7 @@
 #include <stddef.h> /* Required for: offsetof */
 #include <stdio.h>  /* Required for: snprintf */
 
+#include "gl_stream.h"
 #include "render_internal.h"
 
 typedef struct particles_run {
@@ -20,10 +21,9 @@ typedef struct particles_run {
 static struct {
   uint32_t drawn;
 #if TYCHO_WITH_GL
-  ty_gl_device *dev;
-  ty_gl_buffer instances, indices;
-  ty_gl_vertex_array va;
-  uint32_t gpu_cap; /* instances the buffer holds */
+  ty_gl_device *dev; /* whose indices are */
+  ty_gl_buffer indices;
+  ty_gl_stream instances;
 #endif
 } pp;
 
@@ -35,12 +35,9 @@ uint32_t ty_render_particles_drawn(const ty_renderer *R) {
 void ty_render_particles_release(ty_renderer *R) {
 #if TYCHO_WITH_GL
   ty_gl_device *dev = ty_render_device(R);
-  if (dev && pp.dev == dev) {
-    if (pp.va.id) ty_gl_destroy_vertex_array(dev, pp.va);
-    if (pp.instances.id) ty_gl_destroy_buffer(dev, pp.instances);
-    if (pp.indices.id) ty_gl_destroy_buffer(dev, pp.indices);
-  }
-  pp.dev = NULL, pp.va.id = 0, pp.instances.id = 0, pp.indices.id = 0, pp.gpu_cap = 0;
+  ty_gl_stream_release(&pp.instances, dev);
+  if (dev && pp.dev == dev && pp.indices.id) ty_gl_destroy_buffer(dev, pp.indices);
+  pp.dev = NULL, pp.indices.id = 0;
 #else
   (void)R;
 #endif
@@ -57,37 +54,30 @@ typedef struct particles_pass {
 
 /* Room on the device for n instances: the buffer grows to twice what is asked. */
 static bool gpu_reserve(ty_gl_device *dev, uint32_t n) {
-  if (pp.dev != dev) pp.dev = dev, pp.va.id = 0, pp.instances.id = 0, pp.indices.id = 0, pp.gpu_cap = 0;
-  if (n <= pp.gpu_cap && pp.va.id) return true;
-  if (pp.va.id) ty_gl_destroy_vertex_array(dev, pp.va);
-  if (pp.instances.id) ty_gl_destroy_buffer(dev, pp.instances);
+  if (pp.dev != dev) pp.dev = dev, pp.indices.id = 0;
   if (!pp.indices.id) {
     static const uint32_t quad[6] = {0, 1, 2, 0, 2, 3};
     pp.indices = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = sizeof quad, .data = quad,
                                                              .label = "particles.indices"});
+    if (!pp.indices.id) return false;
   }
-  pp.gpu_cap = n * 2;
-  pp.instances = ty_gl_make_buffer(dev, &(ty_gl_buffer_desc){.size = (size_t)pp.gpu_cap * sizeof(ty_particle_instance),
-                                                             .flags = TY_GL_BUFFER_DYNAMIC,
-                                                             .label = "particles.instances"});
   ty_gl_vertex_array_desc vd = {.label = "particles", .index_buffer = pp.indices};
-  vd.bindings[0] = (ty_gl_vertex_binding){.buffer = pp.instances, .stride = sizeof(ty_particle_instance), .divisor = 1};
+  vd.bindings[0] = (ty_gl_vertex_binding){.stride = sizeof(ty_particle_instance), .divisor = 1};
   vd.attrs[0] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT4, 0, offsetof(ty_particle_instance, position)};
   vd.attrs[1] = (ty_gl_vertex_attr){TY_GL_VERTEX_FLOAT4, 0, offsetof(ty_particle_instance, color)};
-  pp.va = ty_gl_make_vertex_array(dev, &vd);
-  return pp.va.id != 0;
+  return ty_gl_stream_reserve(&pp.instances, dev, n, 0, &vd);
 }
 
 static void particles_execute(ty_renderer *R, ty_frame *F, const rg_pass_context *ctx, void *data) {
   particles_pass *p = data;
   ty_gl_device *dev = ty_render_device(R);
-  if (!gpu_reserve(dev, p->count)) return;
-  ty_gl_update_buffer(dev, pp.instances, 0, p->instances, (size_t)p->count * sizeof(ty_particle_instance));
+  if (!p->count || !gpu_reserve(dev, p->count)) return;
+  ty_gl_update_buffer(dev, pp.instances.buffer, 0, p->instances, (size_t)p->count * sizeof(ty_particle_instance));
   ty_render_target_desc td = {.colors = {rg_context_texture(ctx, p->hdr)}, .color_count = 1};
   if (p->depth.id) td.depth = rg_context_texture(ctx, p->depth);
   if (!ty_render_target(R, &td).id) return;
   ty_render_bind_frame(R, F);
-  ty_gl_bind_vertex_array(dev, pp.va);
+  ty_gl_bind_vertex_array(dev, pp.instances.va);
   ty_gl_sampler smp = ty_render_sampler_get(R, TY_SAMPLER_LINEAR_CLAMP);
   ty_render_stats *stats = ty_render_stats_mut(R);
   for (uint32_t i = 0; i < p->run_count; i++) {
