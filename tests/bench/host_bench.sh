@@ -122,6 +122,9 @@ run_cluster() {
     { cat "$TMP"/cluster*.log >&2; exit 1; }
   for p in $SERVER_PID; do kill "$p"; wait "$p" || true; done
   SERVER_PID=
+  # Redis's own CPU, from its start to here (clock ticks of user and system time)
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "redis-server CPU over the run (start to stop): %.2f s\n", ($14 + $15) / hz }' \
+    "/proc/$REDIS_PID/stat" >>"$TMP/redis_cpu.txt" 2>/dev/null || true
   kill "$REDIS_PID"; wait "$REDIS_PID" || true; REDIS_PID=
 }
 
@@ -146,6 +149,7 @@ if [ "$CLUSTER" -ge 2 ]; then
     i=$((i + 1))
   done
   node "$BENCH/report.js" --cluster "$TMP/tycho.jsonl" "$TMP/cluster.jsonl"
+  [ -f "$TMP/redis_cpu.txt" ] && cat "$TMP/redis_cpu.txt"
   exit 0
 fi
 i=0
