@@ -327,6 +327,15 @@ static int joint_destroy(lua_State *L) {
 
 static int joint_drive_index(lua_State *L, lworld *w, joint_rec *jr, const char *k);
 
+/* The joint's kind (a ty_joint2d_kind or ty_joint3d_kind), and its name. */
+static int joint_kind(const lworld *w, const joint_rec *jr) {
+  return w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind;
+}
+
+static const char *joint_type_name(const lworld *w, const joint_rec *jr) {
+  return JOINT_TYPES[w->dims - 2][joint_kind(w, jr)];
+}
+
 static int joint_index(lua_State *L) {
   ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
   joint_rec *jr = joint_get(L, 1);
@@ -338,7 +347,7 @@ static int joint_index(lua_State *L) {
   } else if (!jr) {
     return luaL_error(L, "this joint was destroyed (by joint:destroy() or with one of its objects)");
   } else if (strcmp(k, "type") == 0) {
-    lua_pushstring(L, JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+    lua_pushstring(L, joint_type_name(j->w, jr));
   } else if (strcmp(k, "a") == 0) {
     ty_push_gameobject(L, jr->a);
   } else if (strcmp(k, "b") == 0) {
@@ -347,15 +356,6 @@ static int joint_index(lua_State *L) {
     return joint_drive_index(L, j->w, jr, k);
   }
   return 1;
-}
-
-/* The joint's kind, and what its motor and limits measure. */
-static int joint_kind(const lworld *w, const joint_rec *jr) {
-  return w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind;
-}
-
-static const char *joint_type_name(const lworld *w, const joint_rec *jr) {
-  return JOINT_TYPES[w->dims - 2][joint_kind(w, jr)];
 }
 
 /* joint.angle (revolute, wheel, hinge), .translation (prismatic, wheel, slider), .motor, .motorSpeed, .maxMotorTorque/.maxMotorForce, .limit,
@@ -432,8 +432,7 @@ static int joint_tostring(lua_State *L) {
   ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
   joint_rec *jr = joint_get(L, 1);
   if (!jr) lua_pushliteral(L, "Joint (destroyed)");
-  else
-    lua_pushfstring(L, "Joint (%s)", JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+  else lua_pushfstring(L, "Joint (%s)", joint_type_name(j->w, jr));
   return 1;
 }
 
