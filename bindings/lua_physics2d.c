@@ -1,8 +1,8 @@
 /* bindings/lua_physics2d.c: tycho._physics's own calls, for the 2D components of
  * scripts/tycho/physics.lua (RigidBody2D and its colliders): a Box2D body at its object's
- * world pose, its shapes, its destruction and the fields set on it. Lengths and speeds are
- * game units here, meters times the world's unitsPerMeter in Box2D. get, apply and hasBody
- * are lua_physics_body.c's. */
+ * world pose, its shapes and the fields set on it. Lengths and speeds are
+ * game units here, meters times the world's unitsPerMeter in Box2D. destroyBody, get,
+ * apply and hasBody are lua_physics_body.c's. */
 #include "lua_physics_world.h"
 
 #include <math.h>
@@ -75,21 +75,6 @@ static int p_add_shape(lua_State *L) {
   return 1;
 }
 
-/* P.destroyBody(go id) -> vx, vy, w (the velocities it had), or nothing when it had none. */
-static int p_destroy_body(lua_State *L) {
-  lworld *w = NULL;
-  body_rec *r = lphys_body_of_id(L, 2, &w);
-  if (!r) return 0;
-  float v[2];
-  ty_body2d_velocity(w->w2, r->body, v);
-  float av = ty_body2d_angular_velocity(w->w2, r->body);
-  lphys_remove_rec(L, w, (uint32_t)(r - w->recs));
-  lua_pushnumber(L, v[0] * w->upm);
-  lua_pushnumber(L, v[1] * w->upm);
-  lua_pushnumber(L, av);
-  return 3;
-}
-
 /* P.set(go, key, value): velocity ({x,y}), angularVelocity, mass, damping (l, a),
  * gravityScale, lockRotation, bullet, type, awake, interpolate */
 static int p_set(lua_State *L) {
@@ -127,8 +112,7 @@ static int p_set(lua_State *L) {
 }
 
 void lphys_open_body2d(lua_State *L) {
-  static const luaL_Reg fns[] = {{"createBody", p_create_body}, {"addShape", p_add_shape},
-                                 {"destroyBody", p_destroy_body}, {"set", p_set},
-                                 {NULL, NULL}};
+  static const luaL_Reg fns[] = {
+      {"createBody", p_create_body}, {"addShape", p_add_shape}, {"set", p_set}, {NULL, NULL}};
   luaL_newlib(L, fns);
 }

@@ -1,7 +1,7 @@
 /* bindings/lua_physics3d.c: tycho._physics3d's own calls, for the 3D components of
  * scripts/tycho/physics.lua (RigidBody and its colliders): a Bullet body made at once with all
- * its object's colliders, at the object's world pose, its destruction and the fields set on
- * it. get, apply and hasBody are lua_physics_body.c's. */
+ * its object's colliders, at the object's world pose, and the fields set on it.
+ * destroyBody, get, apply and hasBody are lua_physics_body.c's. */
 #include "lua_physics_world.h"
 
 #include <math.h>
@@ -104,20 +104,6 @@ static int p3_create_body(lua_State *L) {
   return lphys_body_end(L, w, b, &nb);
 }
 
-/* P3.destroyBody(go id) -> velocity, angularVelocity (Vec3s), or nothing. */
-static int p3_destroy_body(lua_State *L) {
-  lworld *w = NULL;
-  body_rec *r = lphys_body_of_id(L, 3, &w);
-  if (!r) return 0;
-  float v[3], av[3];
-  ty_body3d_velocity(w->w3, r->body, v);
-  ty_body3d_angular_velocity(w->w3, r->body, av);
-  lphys_remove_rec(L, w, (uint32_t)(r - w->recs));
-  ty_push_vec3(L, v[0], v[1], v[2]);
-  ty_push_vec3(L, av[0], av[1], av[2]);
-  return 2;
-}
-
 /* P3.set(go, key, value): velocity, angularVelocity (Vec3s), awake, interpolate */
 static int p3_set(lua_State *L) {
   lphys_commit_views(L);
@@ -142,6 +128,6 @@ static int p3_set(lua_State *L) {
 
 void lphys_open_body3d(lua_State *L) {
   static const luaL_Reg fns[] = {
-      {"createBody", p3_create_body}, {"destroyBody", p3_destroy_body}, {"set", p3_set}, {NULL, NULL}};
+      {"createBody", p3_create_body}, {"set", p3_set}, {NULL, NULL}};
   luaL_newlib(L, fns);
 }

@@ -1,7 +1,7 @@
 /* bindings/lua_physics_body.c: what the body calls of tycho._physics (2D) and
  * tycho._physics3d share: the start and end of createBody, the checks that find a body, and
- * the calls that differ between the dimensions only in the engine call they end in (hasBody,
- * get, apply), each with its dimension as an upvalue. */
+ * the calls that differ between the dimensions only in the engine calls they make (hasBody,
+ * destroyBody, get, apply), each with its dimension as an upvalue. */
 #include "lua_physics_world.h"
 
 #include <string.h>
@@ -49,12 +49,6 @@ body_rec *lphys_check_body(lua_State *L, int idx, int dims, lworld **w) {
   return r;
 }
 
-body_rec *lphys_body_of_id(lua_State *L, int dims, lworld **w) {
-  lphys_commit_views(L);
-  ty_id id = (ty_id)luaL_checkinteger(L, 1);
-  return lphys_rec_of(L, dims, id, w);
-}
-
 void lphys_set_interpolate(lua_State *L, body_rec *r, bool on) {
   r->interpolate = on;
   if (!on) lphys_clear_offset(L, r), r->stepped = false;
@@ -67,6 +61,35 @@ static int p_has_body(lua_State *L) {
   lworld *w = NULL;
   lua_pushboolean(L, lphys_rec_of(L, upvalue_dims(L), (ty_id)luaL_checkinteger(L, 1), &w) != NULL);
   return 1;
+}
+
+/* P.destroyBody(go id) -> the velocities the body had (2D: vx, vy, w; 3D: velocity and
+ * angularVelocity, Vec3s), or nothing when it had none. */
+static int p_destroy_body(lua_State *L) {
+  int dims = upvalue_dims(L);
+  lphys_commit_views(L);
+  ty_id id = (ty_id)luaL_checkinteger(L, 1);
+  lworld *w = NULL;
+  body_rec *r = lphys_rec_of(L, dims, id, &w);
+  if (!r) return 0;
+  float v[3], av[3];
+  if (dims == 2) {
+    ty_body2d_velocity(w->w2, r->body, v);
+    av[0] = ty_body2d_angular_velocity(w->w2, r->body);
+  } else {
+    ty_body3d_velocity(w->w3, r->body, v);
+    ty_body3d_angular_velocity(w->w3, r->body, av);
+  }
+  lphys_remove_rec(L, w, (uint32_t)(r - w->recs));
+  if (dims == 3) {
+    ty_push_vec3(L, v[0], v[1], v[2]);
+    ty_push_vec3(L, av[0], av[1], av[2]);
+    return 2;
+  }
+  lua_pushnumber(L, v[0] * w->upm);
+  lua_pushnumber(L, v[1] * w->upm);
+  lua_pushnumber(L, av[0]);
+  return 3;
 }
 
 /* Pushes where r's object is drawn this frame (its world position after any render
@@ -121,7 +144,9 @@ static int p_apply(lua_State *L) {
 }
 
 void lphys_open_body_common(lua_State *L, int dims) {
-  static const luaL_Reg fns[] = {{"hasBody", p_has_body}, {"get", p_get}, {"apply", p_apply}, {NULL, NULL}};
+  static const luaL_Reg fns[] = {{"hasBody", p_has_body}, {"destroyBody", p_destroy_body},
+                                 {"get", p_get},          {"apply", p_apply},
+                                 {NULL, NULL}};
   lua_pushinteger(L, dims);
   luaL_setfuncs(L, fns, 1);
 }

@@ -129,9 +129,6 @@ lworld *lphys_body_begin(lua_State *L, int dims, lphys_new_body *nb);
 int lphys_body_end(lua_State *L, lworld *w, uint32_t b, const lphys_new_body *nb);
 /* The record of the body of the GameObject at idx in a world of dims; raises when it has none. */
 body_rec *lphys_check_body(lua_State *L, int idx, int dims, lworld **w);
-/* destroyBody(go id)'s record in a world of dims, the velocity views written so far reaching
- * it first; NULL when the object has no body there. */
-body_rec *lphys_body_of_id(lua_State *L, int dims, lworld **w);
 /* set(go, "interpolate", on) in either world. */
 void lphys_set_interpolate(lua_State *L, body_rec *r, bool on);
 /* The calls both tycho._physics (dims 2) and tycho._physics3d have, into the table on top. */
