@@ -148,6 +148,11 @@ void lphys_check_vec(lua_State *L, int idx, int dims, float *out) {
   }
   if (lua_type(L, idx) != LUA_TTABLE)
     luaL_typeerror(L, idx, dims == 2 ? "Vec3 or {x=, y=} table" : "Vec3 or {x=, y=, z=} table");
+  int bad = lphys_table_vec(L, idx, dims, out);
+  if (bad >= 0) luaL_argerror(L, idx, lua_pushfstring(L, "the table needs a finite number for '%c'", "xyz"[bad]));
+}
+
+int lphys_table_vec(lua_State *L, int idx, int dims, float *out) {
   static const char *const axes[3] = {"x", "y", "z"};
   for (int i = 0; i < dims; i++) {
     if (lua_getfield(L, idx, axes[i]) == LUA_TNIL) {
@@ -157,9 +162,9 @@ void lphys_check_vec(lua_State *L, int idx, int dims, float *out) {
     int ok;
     out[i] = (float)lua_tonumberx(L, -1, &ok);
     lua_pop(L, 1);
-    if (!ok || !isfinite(out[i]))
-      luaL_argerror(L, idx, lua_pushfstring(L, "the table needs a finite number for '%s'", axes[i]));
+    if (!ok || !isfinite(out[i])) return i;
   }
+  return -1;
 }
 
 /* A layer name or number, or a list of them, goes through physics.lua's maskBits (which

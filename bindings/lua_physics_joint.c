@@ -87,23 +87,13 @@ static bool joint_vec(lua_State *L, int t, const char *k, int dims, float out[3]
   }
   int v = lua_gettop(L);
   bool ok = ty_is_vec3(L, v) || lua_type(L, v) == LUA_TTABLE;
-  static const char *const axes[3] = {"x", "y", "z"};
   out[2] = 0;
   if (ok && ty_is_vec3(L, v)) {
     ty_read_vec3(L, v, out);
-  } else {
-    for (int i = 0; ok && i < dims; i++) {
-      if (lua_getfield(L, v, axes[i]) == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, v, i + 1);
-      }
-      int isnum;
-      out[i] = (float)lua_tonumberx(L, -1, &isnum);
-      lua_pop(L, 1);
-      ok = isnum;
-    }
+    for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
+  } else if (ok) {
+    ok = lphys_table_vec(L, v, dims, out) < 0;
   }
-  for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
   if (!ok)
     luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a Vec3 or a table of %d finite numbers, got %s", k, dims,
                                         luaL_typename(L, v)));

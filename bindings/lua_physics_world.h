@@ -93,6 +93,9 @@ uint32_t lphys_check_mask(lua_State *L, int idx, const char *fname);
 /* Argument idx as a finite vector of dims numbers: a Vec3 (2D: z ignored), {x=, y=[, z=]} or
  * {x, y[, z]}. */
 void lphys_check_vec(lua_State *L, int idx, int dims, float *out);
+/* Reads the table at idx (an absolute index) as dims numbers, its fields x, y[, z] or else
+ * its items 1, 2[, 3], into out: the index of the first that is not a finite number, or -1. */
+int lphys_table_vec(lua_State *L, int idx, int dims, float *out);
 /* A body type's name ('dynamic', 'static', 'kinematic'), argument idx in errors. */
 ty_body_type lphys_check_type(lua_State *L, int idx, const char *name);
 /* Number field k of the table at t, def when it is not a number; integer field k (layer
