@@ -421,18 +421,12 @@ void ty_open_physics(lua_State *L) {
   ty_ctx_get(L)->phys = ty_ctx_part(L, sizeof(pctx), pctx_gc);
   ty_ctx_get(L)->physics = &scene_hooks;
 
-  static const luaL_Reg world2_meta[] = {{"__index", world2d_index},
-                                         {"__newindex", world2d_newindex},
-                                         {"__gc", world_gc},
-                                         {"__tostring", world2d_tostring},
-                                         {NULL, NULL}};
-  ty_type_register(L, WORLD_TYPES[0], world2_meta, NULL);
-  static const luaL_Reg world3_meta[] = {{"__index", world3d_index},
-                                         {"__newindex", world3d_newindex},
-                                         {"__gc", world_gc},
-                                         {"__tostring", world3d_tostring},
-                                         {NULL, NULL}};
-  ty_type_register(L, WORLD_TYPES[1], world3_meta, NULL);
+  static const luaL_Reg world_meta[2][5] = {
+      {{"__index", world2d_index}, {"__newindex", world2d_newindex}, {"__gc", world_gc},
+       {"__tostring", world2d_tostring}, {NULL, NULL}},
+      {{"__index", world3d_index}, {"__newindex", world3d_newindex}, {"__gc", world_gc},
+       {"__tostring", world3d_tostring}, {NULL, NULL}}};
+  for (int i = 0; i < 2; i++) ty_type_register(L, WORLD_TYPES[i], world_meta[i], NULL);
   lphys_open_joints(L);
 
   static const luaL_Reg waiting[] = {{"setFlush", p_set_flush}, {"setWaiting", p_set_waiting}, {NULL, NULL}};
