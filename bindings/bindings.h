@@ -27,7 +27,7 @@ typedef enum ty_view_kind {
   TY_VIEW_WORLD_POSITION, /* read-only view */
   TY_VIEW_WORLD_ROTATION, /* read-only view */
   TY_VIEW_WORLD_SCALE,    /* read-only view */
-  TY_VIEW_VELOCITY_2D,    /* a 2D body's velocity, live and writable (lua_physics.c) */
+  TY_VIEW_VELOCITY_2D,    /* a 2D body's velocity, live and writable (lua_physics_view.c) */
   TY_VIEW_VELOCITY_3D,    /* a 3D body's velocity, live and writable */
   TY_VIEW_ANGULAR_3D,     /* a 3D body's angular velocity, live and writable */
 } ty_view_kind;

@@ -87,23 +87,13 @@ static bool joint_vec(lua_State *L, int t, const char *k, int dims, float out[3]
   }
   int v = lua_gettop(L);
   bool ok = ty_is_vec3(L, v) || lua_type(L, v) == LUA_TTABLE;
-  static const char *const axes[3] = {"x", "y", "z"};
   out[2] = 0;
   if (ok && ty_is_vec3(L, v)) {
     ty_read_vec3(L, v, out);
-  } else {
-    for (int i = 0; ok && i < dims; i++) {
-      if (lua_getfield(L, v, axes[i]) == LUA_TNIL) {
-        lua_pop(L, 1);
-        lua_rawgeti(L, v, i + 1);
-      }
-      int isnum;
-      out[i] = (float)lua_tonumberx(L, -1, &isnum);
-      lua_pop(L, 1);
-      ok = isnum;
-    }
+    for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
+  } else if (ok) {
+    ok = lphys_table_vec(L, v, dims, out) < 0;
   }
-  for (int i = 0; ok && i < dims; i++) ok = isfinite(out[i]);
   if (!ok)
     luaL_argerror(L, 2, lua_pushfstring(L, "%s must be a Vec3 or a table of %d finite numbers, got %s", k, dims,
                                         luaL_typename(L, v)));
@@ -327,6 +317,15 @@ static int joint_destroy(lua_State *L) {
 
 static int joint_drive_index(lua_State *L, lworld *w, joint_rec *jr, const char *k);
 
+/* The joint's kind (a ty_joint2d_kind or ty_joint3d_kind), and its name. */
+static int joint_kind(const lworld *w, const joint_rec *jr) {
+  return w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind;
+}
+
+static const char *joint_type_name(const lworld *w, const joint_rec *jr) {
+  return JOINT_TYPES[w->dims - 2][joint_kind(w, jr)];
+}
+
 static int joint_index(lua_State *L) {
   ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
   joint_rec *jr = joint_get(L, 1);
@@ -338,7 +337,7 @@ static int joint_index(lua_State *L) {
   } else if (!jr) {
     return luaL_error(L, "this joint was destroyed (by joint:destroy() or with one of its objects)");
   } else if (strcmp(k, "type") == 0) {
-    lua_pushstring(L, JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+    lua_pushstring(L, joint_type_name(j->w, jr));
   } else if (strcmp(k, "a") == 0) {
     ty_push_gameobject(L, jr->a);
   } else if (strcmp(k, "b") == 0) {
@@ -347,15 +346,6 @@ static int joint_index(lua_State *L) {
     return joint_drive_index(L, j->w, jr, k);
   }
   return 1;
-}
-
-/* The joint's kind, and what its motor and limits measure. */
-static int joint_kind(const lworld *w, const joint_rec *jr) {
-  return w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind;
-}
-
-static const char *joint_type_name(const lworld *w, const joint_rec *jr) {
-  return JOINT_TYPES[w->dims - 2][joint_kind(w, jr)];
 }
 
 /* joint.angle (revolute, wheel, hinge), .translation (prismatic, wheel, slider), .motor, .motorSpeed, .maxMotorTorque/.maxMotorForce, .limit,
@@ -432,8 +422,7 @@ static int joint_tostring(lua_State *L) {
   ljoint *j = luaL_checkudata(L, 1, TY_JOINT);
   joint_rec *jr = joint_get(L, 1);
   if (!jr) lua_pushliteral(L, "Joint (destroyed)");
-  else
-    lua_pushfstring(L, "Joint (%s)", JOINT_TYPES[j->w->dims - 2][j->w->dims == 2 ? (int)jr->desc.d2.kind : (int)jr->desc.d3.kind]);
+  else lua_pushfstring(L, "Joint (%s)", joint_type_name(j->w, jr));
   return 1;
 }
 

@@ -5,49 +5,51 @@
 #include <math.h>
 #include <string.h>
 
-/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
- * distance=} or nil */
-int lphys_raycast2d(lua_State *L, lworld *w) {
-  float o[2], d[2];
-  lphys_check_vec2(L, 2, o);
-  lphys_check_vec2(L, 3, d);
-  float max = (float)luaL_optnumber(L, 4, 1e6);
-  if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
-  uint32_t mask = lphys_check_mask(L, 5, "raycast");
-  float len = sqrtf(d[0] * d[0] + d[1] * d[1]);
-  if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p1[2] = {o[0] / w->upm, o[1] / w->upm};
-  float p2[2] = {(o[0] + d[0] / len * max) / w->upm, (o[1] + d[1] / len * max) / w->upm};
-  ty_ray2d_hit hit;
-  if (max == 0 || !ty_phys2d_raycast(w->w2, p1, p2, mask, &hit) || !ty_object_alive(lphys_world_of(L), (ty_id)hit.user)) {
-    lua_pushnil(L);
-    return 1;
+/* A ray's hit in either world, in game units. */
+typedef struct ray_hit {
+  uint64_t user;
+  float point[3], normal[3]; /* 2D: z 0 */
+  float fraction;
+} ray_hit;
+
+/* Casts the ray from o along the unit direction dir for max game units (> 0) in w: false
+ * when it hits nothing. */
+static bool cast_ray(lworld *w, const float *o, const float *dir, float max, uint32_t mask, ray_hit *hit) {
+  memset(hit, 0, sizeof *hit);
+  if (w->dims == 2) {
+    float p1[2] = {o[0] / w->upm, o[1] / w->upm};
+    float p2[2] = {(o[0] + dir[0] * max) / w->upm, (o[1] + dir[1] * max) / w->upm};
+    ty_ray2d_hit h;
+    if (!ty_phys2d_raycast(w->w2, p1, p2, mask, &h)) return false;
+    hit->user = h.user, hit->fraction = h.fraction;
+    hit->point[0] = h.point[0] * w->upm, hit->point[1] = h.point[1] * w->upm;
+    hit->normal[0] = h.normal[0], hit->normal[1] = h.normal[1];
+    return true;
   }
-  lua_createtable(L, 0, 4);
-  ty_push_gameobject(L, (ty_id)hit.user);
-  lua_setfield(L, -2, "object");
-  ty_push_vec3(L, hit.point[0] * w->upm, hit.point[1] * w->upm, 0);
-  lua_setfield(L, -2, "point");
-  ty_push_vec3(L, hit.normal[0], hit.normal[1], 0);
-  lua_setfield(L, -2, "normal");
-  lua_pushnumber(L, (double)hit.fraction * max);
-  lua_setfield(L, -2, "distance");
-  return 1;
+  float p2[3];
+  for (int k = 0; k < 3; k++) p2[k] = o[k] + dir[k] * max;
+  ty_ray3d_hit h;
+  if (!ty_phys3d_raycast(w->w3, o, p2, mask, &h)) return false;
+  hit->user = h.user, hit->fraction = h.fraction;
+  memcpy(hit->point, h.point, sizeof hit->point);
+  memcpy(hit->normal, h.normal, sizeof hit->normal);
+  return true;
 }
 
-int lphys_raycast3d(lua_State *L, lworld *w) {
-  float o[3], d[3];
-  lphys_check_vec3(L, 2, o);
-  lphys_check_vec3(L, 3, d);
+/* world:raycast(origin, direction [, maxDistance [, mask]]) -> {object=, point=, normal=,
+ * distance=} or nil */
+int lphys_raycast(lua_State *L, lworld *w) {
+  float o[3] = {0, 0, 0}, d[3] = {0, 0, 0};
+  lphys_check_vec(L, 2, w->dims, o);
+  lphys_check_vec(L, 3, w->dims, d);
   float max = (float)luaL_optnumber(L, 4, 1e6);
   if (!(max >= 0) || !isfinite(max)) luaL_argerror(L, 4, "maxDistance must be a finite number >= 0");
   uint32_t mask = lphys_check_mask(L, 5, "raycast");
   float len = sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   if (!(len > 0)) luaL_argerror(L, 3, "direction must not be zero");
-  float p2[3];
-  for (int i = 0; i < 3; i++) p2[i] = o[i] + d[i] / len * max;
-  ty_ray3d_hit hit;
-  if (max == 0 || !ty_phys3d_raycast(w->w3, o, p2, mask, &hit) || !ty_object_alive(lphys_world_of(L), (ty_id)hit.user)) {
+  for (int k = 0; k < 3; k++) d[k] /= len;
+  ray_hit hit;
+  if (max == 0 || !cast_ray(w, o, d, max, mask, &hit) || !ty_object_alive(lphys_world_of(L), (ty_id)hit.user)) {
     lua_pushnil(L);
     return 1;
   }
@@ -136,48 +138,27 @@ int lphys_raycast_batch(lua_State *L, lworld *w) {
   lua_Integer hits = 0;
   for (size_t i = 0; i < n; i++) {
     const float *ray = rays + i * (size_t)in_n;
-    float max = ray[in_n - 1], point[3] = {0}, normal[3] = {0}, fraction = 0;
-    uint64_t user = 0;
-    bool hit = false;
-    if (max > 0 && dims == 2) {
-      float p1[2] = {ray[0] / w->upm, ray[1] / w->upm};
-      float p2[2] = {(ray[0] + ray[2] * max) / w->upm, (ray[1] + ray[3] * max) / w->upm};
-      ty_ray2d_hit h;
-      hit = ty_phys2d_raycast(w->w2, p1, p2, mask, &h);
-      if (hit) {
-        user = h.user, fraction = h.fraction;
-        point[0] = h.point[0] * w->upm, point[1] = h.point[1] * w->upm;
-        normal[0] = h.normal[0], normal[1] = h.normal[1];
-      }
-    } else if (max > 0) {
-      float p2[3];
-      for (int k = 0; k < 3; k++) p2[k] = ray[k] + ray[3 + k] * max;
-      ty_ray3d_hit h;
-      hit = ty_phys3d_raycast(w->w3, ray, p2, mask, &h);
-      if (hit) {
-        user = h.user, fraction = h.fraction;
-        memcpy(point, h.point, sizeof point);
-        memcpy(normal, h.normal, sizeof normal);
-      }
-    }
+    float max = ray[in_n - 1];
+    ray_hit h;
+    bool hit = max > 0 && cast_ray(w, ray, ray + dims, max, mask, &h);
     lua_Integer at = (lua_Integer)(i * (size_t)out_n) + 1;
-    if (!hit || !ty_object_alive(W, (ty_id)user)) {
+    if (!hit || !ty_object_alive(W, (ty_id)h.user)) {
       lua_pushboolean(L, 0);
       lua_rawseti(L, 3, at);
       continue;
     }
     hits++;
-    ty_push_gameobject(L, (ty_id)user);
+    ty_push_gameobject(L, (ty_id)h.user);
     lua_rawseti(L, 3, at++);
     for (int k = 0; k < dims; k++) {
-      lua_pushnumber(L, point[k]);
+      lua_pushnumber(L, h.point[k]);
       lua_rawseti(L, 3, at++);
     }
     for (int k = 0; k < dims; k++) {
-      lua_pushnumber(L, normal[k]);
+      lua_pushnumber(L, h.normal[k]);
       lua_rawseti(L, 3, at++);
     }
-    lua_pushnumber(L, (double)fraction * max);
+    lua_pushnumber(L, (double)h.fraction * max);
     lua_rawseti(L, 3, at);
   }
   TY_FREE(rays);

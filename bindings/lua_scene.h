@@ -37,7 +37,7 @@ typedef struct ty_lscene {
   ty_clock clock;
 } ty_lscene;
 
-/* lua_transform.c: the floats a world view (or, through lua_physics.c, a body velocity view)
+/* lua_transform.c: the floats a world view (or, through lua_physics_view.c, a body velocity view)
  * stands for, brought up to date; raises when the owner was destroyed, or when write is true
  * and the view is read-only. ty_dead_view_error raises the destroyed-owner error for the view
  * or dead local table at idx. lua_math.c reaches both through the context (ty_view_ops). */
