@@ -279,26 +279,22 @@ static int c_subscribe(lua_State *L) {
   return 0;
 }
 
-/* cluster:onConnect(fn): fn() after every (re)connect of the command connection, when what
- * this process keeps in Redis may have been lost. */
-static int c_on_connect(lua_State *L) {
+/* Keeps the function at 2 as the object's handler called `name`. */
+static int set_handler(lua_State *L, const char *name) {
   check_cluster(L);
   luaL_checktype(L, 2, LUA_TFUNCTION);
   lua_getiuservalue(L, 1, 1);
   lua_pushvalue(L, 2);
-  lua_setfield(L, -2, "connect");
+  lua_setfield(L, -2, name);
   return 0;
 }
 
-/* cluster:onLinkDown(fn): fn(peer) when the last link up to process peer went down. */
-static int c_on_link_down(lua_State *L) {
-  check_cluster(L);
-  luaL_checktype(L, 2, LUA_TFUNCTION);
-  lua_getiuservalue(L, 1, 1);
-  lua_pushvalue(L, 2);
-  lua_setfield(L, -2, "linkDown");
-  return 0;
-}
+/* cluster:onConnect(fn): fn() after every (re)connect of the command connection, when what
+ * this process keeps in Redis may have been lost. */
+static int c_on_connect(lua_State *L) { return set_handler(L, "connect"); }
+
+/* cluster:onLinkDown(fn): fn(peer) when this process's link to process peer went down. */
+static int c_on_link_down(lua_State *L) { return set_handler(L, "linkDown"); }
 
 /* cluster:linkDial(peer, address, token): opens a link to process peer (see peer_link.h). */
 static int c_link_dial(lua_State *L) {
