@@ -111,10 +111,10 @@ static void link_drop(conn *k, const char *why) {
       *p = k->next;
       break;
     }
-  ev_io_stop(l->loop, &k->io);
-  close(k->io.fd);
   bool was_up = k->dialed && k->state == UP;
   if (why) ty_log("cluster_link_dropped", "link %s %s: %s", k->dialed ? "to" : "from", k->peer[0] ? k->peer : "?", why);
+  ev_io_stop(l->loop, &k->io);
+  close(k->io.fd); /* after the line: the peer sees the close once it is said */
   if (k->dialed && k->state != UP && l->nfailed < MAX_FAILED) {
     failed_dial *f = &l->failed[l->nfailed++];
     snprintf(f->peer, sizeof f->peer, "%s", k->peer);

@@ -89,14 +89,14 @@ async function sentEachWay(redisPort) {
   return out;
 }
 
-// Waits until the named processes have read each other's records (and so dialed each other).
+// Waits until the named processes' links to each other are up (their records say so).
 async function linksUp(redisPort, names) {
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < 80; i++) {
     const rs = records(redisPort);
-    if (names.every((n) => rs[n] && rs[n].link)) break;
-    await new Promise((r) => setTimeout(r, 250));
+    if (names.every((n) => rs[n] && rs[n].linksUp >= names.length - 1)) return;
+    await new Promise((r) => setTimeout(r, 100));
   }
-  await new Promise((r) => setTimeout(r, 1600)); // two beats: each has read the other and dialed
+  throw new Error('the links never came up: ' + JSON.stringify(records(redisPort)));
 }
 
 main().then(() => { killAll(); require('fs').rmSync(tmp, { recursive: true, force: true }); process.exit(0); },

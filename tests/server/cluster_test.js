@@ -41,6 +41,27 @@ function records(redisPort) {
   return out;
 }
 
+// Waits until the records in Redis pass pred; returns them.
+async function recordsUntil(redisPort, pred, what, ms = 8000) {
+  const deadline = Date.now() + ms;
+  let rs;
+  while (!pred(rs = records(redisPort))) {
+    assert(Date.now() < deadline, `${what}: ${JSON.stringify(rs).slice(0, 1500)}`);
+    await sleep(100);
+  }
+  return rs;
+}
+
+// Waits until a node's log matches re (what a process logs reaches the test through a pipe,
+// not in step with its sockets).
+async function logged(node, re, ms = 3000) {
+  const deadline = Date.now() + ms;
+  while (!re.test(node.log)) {
+    assert(Date.now() < deadline, `no ${re} in ${node.name}'s log:\n${node.log.slice(-3000)}`);
+    await sleep(50);
+  }
+}
+
 // One frame of a cluster link (server/link_frames.h): u32 length, u8 channel length, channel, payload.
 function linkFrame(channel, payload) {
   const c = Buffer.from(channel), p = Buffer.from(payload);
@@ -89,15 +110,10 @@ async function main() {
     alone.proc.kill('SIGTERM');
   });
 
-  await check('each process publishes a link address and token, and dials the others', async () => {
-    const deadline = Date.now() + 8000;
-    let rs;
-    while (!['a', 'b', 'c'].every((n) => (rs = records(redisPort))[n] && rs[n].link)) {
-      assert(Date.now() < deadline, 'records: ' + JSON.stringify(rs));
-      await sleep(200);
-    }
+  await check('each process publishes a link address and token, and its links to the others come up', async () => {
+    const rs = await recordsUntil(redisPort, (r) => ['a', 'b', 'c'].every((n) => r[n] && r[n].linksUp === 2),
+      'links not all up');
     for (const n of ['a', 'b', 'c']) assert(/^127\.0\.0\.1:\d+$/.test(rs[n].link) && /^[0-9a-f]{32}$/.test(rs[n].linkToken), JSON.stringify(rs[n]));
-    await sleep(1600); // two beats: each has read the others' records and dialed them
   });
 
   await check('a world made on one process is listed by every other', async () => {
@@ -145,9 +161,8 @@ async function main() {
   });
 
   await check('the relay between a and b went over their direct link, both ways', async () => {
-    await sleep(900);
-    const rs = records(redisPort);
-    assert(rs.b.sentLink > 0 && rs.a.sentLink > 0, 'link / redis: ' + ['a', 'b'].map((n) => `${rs[n].sentLink} / ${rs[n].sentRedis}`).join(', '));
+    const rs = await recordsUntil(redisPort, (r) => r.a.sentLink > 0 && r.b.sentLink > 0, 'nothing sent over the links');
+    assert(rs.a.sentRedis === 0 && rs.b.sentRedis === 0, 'a and b relayed through redis too: ' + JSON.stringify([rs.a, rs.b]));
   });
 
   await check('a process with --relay redis plays with the others through Redis pub/sub', async () => {
@@ -164,9 +179,8 @@ async function main() {
     await r.next((m) => m.t === 'chat' && m.message === 'to the pub/sub one');
     r.close();
     await ctx.a.next((m) => m.t === 'player_leave' && m.playerId === rw.playerId);
-    await sleep(900);
-    const rec = records(redisPort).r;
-    assert(rec && rec.link === undefined && rec.sentLink === 0 && rec.sentRedis > 0, JSON.stringify(rec));
+    const rec = (await recordsUntil(redisPort, (rs) => rs.r && rs.r.sentRedis > 0, 'r relayed nothing')).r;
+    assert(rec.link === undefined && rec.sentLink === 0 && rec.linksUp === 0, JSON.stringify(rec));
   });
 
   await check('a link that presents a wrong token, sends garbage or stays silent is dropped and logged; the relay goes on', async () => {
@@ -175,21 +189,19 @@ async function main() {
     await linkPoke(rs.b.link, linkFrame('', `HELLO ${rs.b.id} ${'0'.repeat(32)} x/1`));
     await linkPoke(rs.b.link, Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 1, 2, 3]));
     await linkPoke(rs.b.link, linkFrame('tycho:crafty:to:' + rs.b.id, `msg 1 ${rs.a.id}\n{}`)); // a frame before HELLO
-    assert(/cluster_link_dropped: link from \?: a bad HELLO/.test(nodes.b.log), nodes.b.log);
-    assert(/cluster_link_dropped: link from \?: frame length out of bounds/.test(nodes.b.log), nodes.b.log);
-    assert(/cluster_link_dropped: link from \?: a frame before the link was up/.test(nodes.b.log), nodes.b.log);
+    await logged(nodes.b, /cluster_link_dropped: link from \?: a bad HELLO/);
+    await logged(nodes.b, /cluster_link_dropped: link from \?: frame length out of bounds/);
+    await logged(nodes.b, /cluster_link_dropped: link from \?: a frame before the link was up/);
     ctx.a.send({ t: 'chat', message: 'links still fine' });
     await ctx.b.next((m) => m.t === 'chat' && m.message === 'links still fine');
     await silent;
-    assert(/cluster_link_dropped: link from \?: not up in time/.test(nodes.b.log), nodes.b.log);
+    await logged(nodes.b, /cluster_link_dropped: link from \?: not up in time/);
   });
 
   await check('--link-port: the links listen on the port asked for', async () => {
     const want = await freePort();
     nodes.l = await startNode('l', redisPort, ['--link-port', String(want)]);
-    const deadline = Date.now() + 5000;
-    let rec;
-    while (!(rec = records(redisPort).l)) { assert(Date.now() < deadline, 'no record of l'); await sleep(100); }
+    const rec = (await recordsUntil(redisPort, (rs) => rs.l, 'no record of l')).l;
     assert(rec.link === `127.0.0.1:${want}`, JSON.stringify(rec));
   });
 
@@ -239,7 +251,7 @@ async function main() {
     const relayedB = await ctx.b.waitClosed(8000);
     const relayedC = await ctx.c.waitClosed(8000);
     for (const r of [relayedB, relayedC]) assert(r.code === 4012 && /world_moved/.test(r.reason), JSON.stringify(r));
-    assert(/cluster_link_down a\//.test(nodes.b.log), 'b did not see its link to a go: ' + nodes.b.log.slice(-2000));
+    await logged(nodes.b, /cluster_link_down a\//);
     // Everyone reconnects through a live process and joins again.
     ctx.b = await hello(nodes.b.port, 'pb');
     ctx.b.send({ t: 'join_world', worldId });

@@ -239,7 +239,10 @@ function Cluster:beat()
   for _ in pairs(self.relayed) do record.relayed = record.relayed + 1 end
   for _ in pairs(self.remotes) do record.remotes = record.remotes + 1 end
   record.link, record.linkToken = self.redis.link, self.redis.linkToken
-  record.sentLink, record.sentRedis = self.sentLink, self.sentRedis
+  record.sentLink, record.sentRedis, record.linksUp = self.sentLink, self.sentRedis, 0
+  for id in pairs(self.nodes) do
+    if id ~= self.id and self.redis:linkUp(id) then record.linksUp = record.linksUp + 1 end
+  end
   self.redis:command({ "SET", key(self, "node", self.id), json.encode(record), "PX", LEASE_MS })
   self.redis:command({ "SADD", self.prefix .. "nodes", self.id })
   self.redis:command({ "EVAL", NODES, 1, self.prefix .. "nodes", self.prefix .. "node:" }, function(list)
