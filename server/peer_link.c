@@ -29,6 +29,7 @@
 #define OUT_MAX (64u * 1024 * 1024) /* queued bytes past which a link is too far behind */
 #define READ_CHUNK (64u * 1024)
 #define READS_PER_EVENT 16
+#define MAX_PENDING 64 /* accepted links not up yet; one more is closed at once */
 #define MAX_FAILED 32
 
 typedef enum link_state { DIALING, AWAIT_OK, AWAIT_HELLO, UP } link_state;
@@ -59,6 +60,7 @@ struct ty_links {
   ty_links_events ev;
   void *user;
   ev_io listener;
+  bool listener_paused; /* out of descriptors: the sweep listens again */
   ev_prepare flush;
   ev_timer sweep;
   conn *links;
@@ -300,16 +302,26 @@ static void on_link_io(struct ev_loop *loop, ev_io *w, int revents) {
 }
 
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
-  (void)loop;
   (void)revents;
   ty_links *l = w->data;
   for (;;) {
     int fd = accept4(w->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0 && errno == EINTR) continue;
     if (fd < 0) {
-      if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+      if (errno == EMFILE || errno == ENFILE) { /* else the socket stays readable and the loop spins */
+        ty_log("cluster_link_accept", "accept: %s: links are not taken for a second", strerror(errno));
+        ev_io_stop(loop, w);
+        l->listener_paused = true;
+      } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
         ty_log("cluster_link_accept", "accept: %s", strerror(errno));
-      if (errno == EINTR) continue;
+      }
       return;
+    }
+    unsigned pending = 0;
+    for (conn *k = l->links; k; k = k->next) pending += k->state == AWAIT_HELLO;
+    if (pending >= MAX_PENDING) { /* connections that say nothing hold no more than this */
+      close(fd);
+      continue;
     }
     set_nonblocking_nodelay(fd);
     link_new(l, fd, AWAIT_HELLO);
@@ -317,13 +329,16 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
 }
 
 static void on_sweep(struct ev_loop *loop, ev_timer *w, int revents) {
-  (void)loop;
   (void)revents;
   ty_links *l = w->data;
   double now = now_of(l);
   for (conn *k = l->links, *next; k; k = next) {
     next = k->next;
     if (k->state != UP && now - k->since > SETUP_SECS) link_drop(k, "not up in time");
+  }
+  if (l->listener_paused) {
+    l->listener_paused = false;
+    ev_io_start(loop, &l->listener);
   }
   unsigned kept = 0;
   for (unsigned i = 0; i < l->nfailed; i++)

@@ -695,12 +695,16 @@ function handlers.join_world(client, msg)
     if where == "local" then
       joinHere(client, msg)
       if not M.rooms[msg.worldId] then M.cluster:release(msg.worldId) end -- no such world, or unreadable
-      return
+    elseif edge then
+      refuse(client, "world_moved", "this world runs on another process now; join it again")
+    elseif not where then
+      return refuse(client, "world_unavailable", err)
+    else
+      M.lobby:remove(client.session.id)
+      return M.cluster:attach(client, where, msg) -- its messages go to the world's process from now on
     end
-    if edge then return refuse(client, "world_moved", "this world runs on another process now; join it again") end
-    if not where then return refuse(client, "world_unavailable", err) end
-    M.lobby:remove(client.session.id)
-    M.cluster:attach(client, where, msg) -- its messages go to the world's process from now on
+    -- a stand-in's join answered after its open: outside a world, it goes back to its process
+    if edge and not client.room then M.cluster:giveBack(client.session) end
   end)
 end
 
@@ -1061,7 +1065,7 @@ local clusterApp = {
   end,
   joined = function(session)
     local client = M.clients[session.id]
-    return client ~= nil and client.room ~= nil
+    return client ~= nil and (client.room ~= nil or client.routing == true)
   end,
   detached = function(client) M.lobby:add(client.session) end,
   lost = function(worldId)

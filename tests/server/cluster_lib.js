@@ -157,12 +157,15 @@ module.exports = function clusterLib(tychoPath) {
   // the next command with bytes that are no Redis reply, 'hang' forwards nothing either way.
   function startProxy(target) {
     return new Promise((resolve) => {
-      const proxy = { mode: 'pass', port: 0 };
+      // mode: pass, garbage (answers with bytes that are not Redis's), hang (passes nothing);
+      // delayMs: in pass mode, Redis's answers are held this long (in order).
+      const proxy = { mode: 'pass', port: 0, delayMs: 0 };
       const srv = net.createServer((client) => {
         const upstream = net.connect(target, '127.0.0.1');
         client.on('data', (d) => { if (proxy.mode !== 'hang') upstream.write(d); });
         upstream.on('data', (d) => {
           if (proxy.mode === 'garbage') client.write('?? not redis \x00\r\n');
+          else if (proxy.mode === 'pass' && proxy.delayMs > 0) setTimeout(() => client.destroyed || client.write(d), proxy.delayMs);
           else if (proxy.mode === 'pass') client.write(d);
         });
         const end = () => { client.destroy(); upstream.destroy(); };

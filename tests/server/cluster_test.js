@@ -238,6 +238,38 @@ async function main() {
     c2.close();
   });
 
+  await check('a relayed join that reaches the world\'s process before its own claim\'s answer waits for it and joins', async () => {
+    // w reaches Redis through a proxy that holds Redis's answers: w's claim is in Redis, its
+    // answer not yet at w, when b (whose own claim says w holds the world) relays its join.
+    const proxy = await startProxy(redisPort);
+    nodes.w = await startNode('w', proxy.port);
+    assert(nodes.w.port, nodes.w.log);
+    await recordsUntil(redisPort, (r) => r.w && ['w', 'b'].every((n) =>
+      r[n].linksUp === Object.values(r).filter((x) => x.link).length - 1), 'w and b are not linked to every process');
+    const maker = await hello(nodes.b.port, 'mk');
+    maker.send({ t: 'create_world', name: 'late answer', seed: 9, gameMode: 'creative' });
+    const list = await maker.next((m) => m.t === 'world_list' && m.worlds.some((w) => w.name === 'late answer'));
+    maker.close();
+    const lateId = list.worlds.find((w) => w.name === 'late answer').id;
+    const cw = await hello(nodes.w.port, 'lw');
+    const cb = await hello(nodes.b.port, 'lb');
+    await listUntil(cw, (l) => l.worlds.some((w) => w.id === lateId));
+    proxy.delayMs = 600;
+    cw.send({ t: 'join_world', worldId: lateId });
+    const claimed = Date.now() + 2000;
+    while (!/^w\//.test(redisCli(redisPort, 'GET', `tycho:crafty:lease:${lateId}`))) {
+      assert(Date.now() < claimed, 'w never claimed the world');
+      await sleep(10);
+    }
+    cb.send({ t: 'join_world', worldId: lateId });
+    const [ww, wb] = [await cw.next('welcome', 8000), await cb.next('welcome', 8000)];
+    assert(ww.players.some((p) => p.playerId === wb.playerId) || wb.players.some((p) => p.playerId === ww.playerId),
+      'two instances: ' + JSON.stringify([ww.players, wb.players]));
+    proxy.delayMs = 0;
+    cw.close();
+    cb.close();
+  });
+
   await check('kill -9 of the owner: its clients are told, the world comes back elsewhere with every edit', async () => {
     // c joins through its own process (relayed to a), then b places a block and sees it.
     ctx.c.send({ t: 'join_world', worldId });
@@ -351,7 +383,7 @@ async function main() {
   });
 
   await check('processes that stay up never crashed', async () => {
-    for (const n of [nodes.b, nodes.c, nodes.g, nodes.r, nodes.l]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
+    for (const n of [nodes.b, nodes.c, nodes.g, nodes.r, nodes.l, nodes.w]) assert(!n.exited, `${n.name} exited: ${JSON.stringify(n.exited)}\n${n.log}`);
   });
 
   await check('SIGTERM: every process left stops cleanly (exit 0, nothing from a sanitizer)', async () => {

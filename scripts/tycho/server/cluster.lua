@@ -60,7 +60,7 @@ return out]]
 ---@field open fun(session: table, key: string, name: string, msg: table) serve a stand-in session: its hello was said at the edge, msg is its join_world
 ---@field deliver fun(session: table, msg: table) a message from a relayed client
 ---@field closed fun(session: table) a relayed client is gone
----@field joined fun(session: table): boolean whether the stand-in is in a world now (else the edge takes it back)
+---@field joined fun(session: table): boolean whether the stand-in is in a world now, or its join is under way (else the edge takes it back; the module calls giveBack when a join under way ends outside a world)
 ---@field detached fun(client: table) the owner gave a relayed client back (its join was refused)
 ---@field lost fun(worldId: string) another process owns this world now: stop running it
 ---@field presence fun(): table<string, integer> players per world run here
@@ -368,6 +368,15 @@ function Remote:close(code, reason)
   self.cluster:dropRemote(self.id)
 end
 
+---Owner side: a stand-in whose join did not end in a world (refused, or answered later than
+---its open) goes back to its edge, which takes the client back to its lobby.
+---@param session table the stand-in
+function Cluster:giveBack(session)
+  if session.closed then return end
+  publish(self, session.edge, "detach", session.sid, "", session.direct)
+  self:dropRemote(session.id)
+end
+
 ---@private
 function Cluster:dropRemote(id)
   local session = self.remotes[id]
@@ -400,10 +409,7 @@ function Cluster:receive(payload, peer)
       address = info.address, direct = peer ~= nil and self.redis:linkUp(from) }, Remote)
     self.remotes[session.id], self.remotes[from .. " " .. sid] = session, session
     self.app.open(session, info.key, info.name, info.msg)
-    if not session.closed and not self.app.joined(session) then
-      publish(self, from, "detach", sid, "", session.direct)
-      self:dropRemote(session.id)
-    end
+    if not self.app.joined(session) then self:giveBack(session) end
   elseif session and op == "msg" then
     local ok, msg = pcall(json.decode, body)
     if ok then self.app.deliver(session, msg) end
