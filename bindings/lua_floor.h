@@ -28,7 +28,7 @@ typedef struct ty_ctx {
   struct audio_box *audio;    /* lua_audio.c: the mixer, opened on first use */
   const struct ty_view_ops *views; /* lua_transform.c: what lua_math.c's views stand for */
   const struct ty_physics_ops *physics; /* lua_physics.c: what the scene tick asks of physics */
-  struct pctx *phys;          /* lua_physics.c: body maps */
+  struct pctx *phys;          /* lua_physics_world.c: body maps */
   struct ty_fence *fence;     /* lua_fence.c: the budget of a fenced state (a server module, a
                                * sandboxed scene); NULL in the engine's own state */
 } ty_ctx;

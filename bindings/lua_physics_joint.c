@@ -426,11 +426,6 @@ static int joint_tostring(lua_State *L) {
   return 1;
 }
 
-void lphys_joints_break(lworld *w, ty_id go) {
-  for (uint32_t k = 0; k < w->joint_count; k++)
-    if (!w->joints[k].dead && (w->joints[k].a == go || w->joints[k].b == go)) w->joints[k].handle = 0;
-}
-
 void lphys_joints_end(lworld *w, ty_id go) {
   for (uint32_t k = 0; k < w->joint_count; k++)
     if (!w->joints[k].dead && (w->joints[k].a == go || w->joints[k].b == go)) joint_end(w, &w->joints[k]);

@@ -2,18 +2,12 @@
  * frame falls between two physics steps: a dynamic body's object is drawn at the pose blended
  * from the step before and the step after, through a render offset on its transform (the
  * transform itself keeps the stepped pose, which the game reads). The tick
- * (lua_physics_tick.c) keeps the two poses. */
+ * (lua_physics_tick.c) keeps the two poses; lphys_clear_offset (lua_physics_world.c) takes
+ * an offset off. */
 #include "lua_physics_world.h"
 
 #include <math.h>
 #include <string.h>
-
-void lphys_clear_offset(lua_State *L, body_rec *r) {
-  if (!r->has_offset) return;
-  r->has_offset = false;
-  ty_world *W = lphys_world_of(L);
-  if (ty_object_alive(W, r->go)) ty_transform_set_render_offset(ty_world_transforms(W), r->xf, NULL);
-}
 
 /* The column-major matrix of the rigid motion taking pose (cp, cq) to pose (ip, iq):
  * T(ip) R(iq) R(cq)^-1 T(-cp). */

@@ -277,17 +277,6 @@ static void sync_enabled(lua_State *L, lworld *w) {
 
 /* ---- the step ---- */
 
-void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]) {
-  if (w->dims == 2) {
-    float x, y, a;
-    ty_body2d_transform(w->w2, r->body, &x, &y, &a);
-    pos[0] = x * w->upm, pos[1] = y * w->upm, pos[2] = 0;
-    rot[0] = 0, rot[1] = 0, rot[2] = sinf(a * 0.5f), rot[3] = cosf(a * 0.5f);
-  } else {
-    ty_body3d_transform(w->w3, r->body, pos, rot);
-  }
-}
-
 /* Before a step: offsets of the last frame go (the step moves the bodies), and each dynamic
  * body's pose is kept as the one to blend from (in prev, and in cur until the step moves
  * it). */

@@ -1,10 +1,14 @@
 /* bindings/lua_physics_world.h: what the physics binding's files share, private to
- * bindings/lua_physics*.c: a world's records of its bodies and joints, and the helpers that
- * reach them. lua_physics.c holds the worlds and their records; lua_physics_body.c what the
- * body calls of both dimensions share, lua_physics2d.c and lua_physics3d.c the calls of one
- * dimension each; lua_physics_view.c the live velocities; lua_physics_tick.c the tick,
- * lua_physics_lerp.c the drawing between steps, lua_physics_contact.c the contact hooks;
- * lua_physics_ray.c the raycasts; lua_physics_joint.c the joints. */
+ * bindings/lua_physics*.c. They stand in floors, each calling only down:
+ *   lua_physics_world.c: the worlds, their records of bodies and joints, the arguments every
+ *     part reads, physics.lua's waiting list; it calls no other physics file;
+ *   lua_physics_view.c (the live velocities), lua_physics_lerp.c (the drawing between steps),
+ *     lua_physics_contact.c (the contact hooks), lua_physics_ray.c (the raycasts) and
+ *     lua_physics_joint.c (the joints): over it alone;
+ *   lua_physics_tick.c (the tick: over the views and joints) and lua_physics_body.c (what the
+ *     body calls of both dimensions share: over the views);
+ *   lua_physics2d.c and lua_physics3d.c, the body calls of one dimension each (over the body);
+ *   lua_physics.c: the World2D and World3D types, the scene's hooks and the opener, on top. */
 #ifndef TY_LUA_PHYSICS_WORLD_H
 #define TY_LUA_PHYSICS_WORLD_H
 
@@ -62,7 +66,7 @@ typedef struct joint_rec {
 /* The scene's hooks (ty_physics_ops in bindings.h says what each does), put in the
  * state's context by ty_open_physics: step in lua_physics_tick.c, contacts in
  * lua_physics_contact.c, interpolate in lua_physics_lerp.c, view in lua_physics_view.c,
- * forget and push_world in lua_physics.c. */
+ * push_world in lua_physics_world.c, forget in lua_physics.c. */
 void ty_lua_physics_step(lua_State *L, int scene_idx, ty_scene *S, double dt);
 void ty_lua_physics_contacts(lua_State *L, int scene_idx, ty_scene *S);
 void ty_lua_physics_forget(lua_State *L, ty_id id);
@@ -75,17 +79,29 @@ static inline bool lphys_awake(lworld *w, body_rec *r) {
   return w->dims == 2 ? ty_body2d_awake(w->w2, r->body) : ty_body3d_awake(w->w3, r->body);
 }
 
-/* ---- lua_physics.c: the worlds, their records, the arguments both dimensions read ---- */
+/* ---- lua_physics_world.c: the worlds, their records, the arguments every part reads ---- */
+
+/* "World2D" and "World3D": the worlds' type names (dims - 2). */
+extern const char *const lphys_world_types[2];
 
 ty_world *lphys_world_of(lua_State *L);
 /* The record of id's body in its world of dims, or NULL (with *wout set to its world when found). */
 body_rec *lphys_rec_of(lua_State *L, int dims, ty_id id, lworld **wout);
 /* Records body b of object id (transform xf), its locals as they are now. */
 void lphys_add_rec(lua_State *L, lworld *w, uint32_t b, ty_body_type type, ty_id id, uint32_t xf);
+/* Takes off r's render offset, if this world set one (its object, if alive, is drawn where
+ * it is). */
+void lphys_clear_offset(lua_State *L, body_rec *r);
+/* go's body went (the backend ended its joints): they wait to be made again. */
+void lphys_joints_break(lworld *w, ty_id go);
+/* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
+void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]);
 /* Destroys record i's body and takes it off the list (the last record moves into it). */
 void lphys_remove_rec(lua_State *L, lworld *w, uint32_t i);
 /* The scene's world of dims if it has one (nothing pushed, NULL, when not). */
 lworld *lphys_scene_world(lua_State *L, int scene_idx, int dims);
+/* The worlds' __gc: their records leave the map, their bodies, joints and backend go. */
+int lphys_world_gc(lua_State *L);
 /* The World2D (dims 2) or World3D at idx; raises when it is not one or its scene is gone. */
 lworld *lphys_check_world(lua_State *L, int idx, int dims);
 /* Argument idx as layer bits for function fname: nil is every layer. */
@@ -102,6 +118,11 @@ ty_body_type lphys_check_type(lua_State *L, int idx, const char *name);
  * bits), 0 when absent. The components checked them. */
 float lphys_opt_number(lua_State *L, int t, const char *k, float def);
 lua_Integer lphys_opt_bits(lua_State *L, int t, const char *k);
+/* P.setFlush's arguments 1 to 3, checked: physics.lua's flush(scene), mark(go) and
+ * maskBits(v, argn, fname), kept for lphys_flush, lphys_mark_pending and lphys_check_mask. */
+void lphys_set_lua_calls(lua_State *L);
+/* Whether physics.lua's waiting list holds any object (P.setWaiting). */
+void lphys_set_waiting(lua_State *L, bool waiting);
 /* Builds the body of the GameObject at idx now if it waits to be built. */
 void lphys_build_waiting(lua_State *L, int idx);
 /* Builds the bodies waiting in the scene at scene_idx (physics.lua's flush), when any wait. */
@@ -110,6 +131,8 @@ void lphys_flush(lua_State *L, int scene_idx);
 void lphys_mark_pending(lua_State *L, ty_id go);
 float lphys_quat_angle_z(const float q[4]);
 void lphys_quat_mul(const float a[4], const float b[4], float out[4]);
+/* Gives the state its map from objects to their bodies' records (ty_open_physics, first). */
+void lphys_open_records(lua_State *L);
 
 /* ---- lua_physics_body.c: what the body calls of both dimensions share ---- */
 
@@ -148,17 +171,6 @@ void lphys_open_body3d(lua_State *L);
 /* What was written into the velocity views since the last commit reaches their bodies. */
 void lphys_commit_views(lua_State *L);
 
-/* ---- lua_physics_tick.c ---- */
-
-/* r's body pose as a 3D world pose in game units (a 2D body at z 0, turned about Z). */
-void lphys_body_pose(lworld *w, body_rec *r, float pos[3], float rot[4]);
-
-/* ---- lua_physics_lerp.c ---- */
-
-/* Takes off r's render offset, if this world set one (its object, if alive, is drawn where
- * it is). */
-void lphys_clear_offset(lua_State *L, body_rec *r);
-
 /* ---- lua_physics_ray.c: world:raycast and world:raycastBatch, the world checked ---- */
 
 int lphys_raycast(lua_State *L, lworld *w);
@@ -171,8 +183,6 @@ int lphys_joint_new(lua_State *L, lworld *w);
 /* At the tick, after bodies are built: joints of gone objects end, those waiting for a
  * rebuilt body are made again. */
 void lphys_sync_joints(lua_State *L, lworld *w);
-/* go's body went (the backend ended its joints): they wait to be made again. */
-void lphys_joints_break(lworld *w, ty_id go);
 /* go was destroyed: its joints end for good. */
 void lphys_joints_end(lworld *w, ty_id go);
 uint32_t lphys_joint_count(const lworld *w);

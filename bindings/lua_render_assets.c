@@ -2,9 +2,10 @@
  * shapes, cached per state, and files), tycho.texture (files and pixels), tycho.material{...}.
  *
  * Each is a userdata holding an id into a renderer table that is never freed, so a Lua
- * handle never dangles. The Mesh, Texture and Material trios (lua_render.h) are how other
- * bindings take and make them. */
-#include "lua_render_private.h"
+ * handle never dangles. The Mesh, Texture and Material trios (lua_render_assets.h) are how
+ * other bindings take and make them. */
+#include "lua_render_assets.h"
+#include "lua_render_state.h"
 
 #include <string.h>
 
@@ -52,7 +53,7 @@ static int push_cached_mesh(lua_State *L, const char *key, int (*make)(lua_State
   lua_pop(L, 1);
   ty_mesh_data m = {0};
   make(L, &m);
-  uint32_t id = ty_render_add_mesh(ty_lua_renderer(L), &m, key);
+  uint32_t id = ty_render_add_mesh(lr_get(L)->R, &m, key);
   ty_mesh_free(&m);
   push_id(L, TY_MESH, id);
   lua_pushvalue(L, -1);
@@ -137,7 +138,7 @@ static int mesh_triangles(lua_State *L) {
   const ty_vertex *v;
   const uint32_t *idx;
   uint32_t nv = 0, ni = 0;
-  if (!ty_render_mesh_data(ty_lua_renderer(L), id, &v, &nv, &idx, &ni)) nv = ni = 0;
+  if (!ty_render_mesh_data(lr_get(L)->R, id, &v, &nv, &idx, &ni)) nv = ni = 0;
   lua_createtable(L, 0, 2);
   lua_createtable(L, (int)(3 * nv), 0);
   for (uint32_t i = 0; i < nv; i++)
@@ -159,7 +160,7 @@ static int mesh_index(lua_State *L) {
   uint32_t id = ty_check_mesh(L, 1);
   const char *k = luaL_checkstring(L, 2);
   uint32_t v = 0, i = 0;
-  bool known = ty_render_mesh_info(ty_lua_renderer(L), id, &v, &i);
+  bool known = ty_render_mesh_info(lr_get(L)->R, id, &v, &i);
   if (strcmp(k, "vertexCount") == 0) lua_pushinteger(L, known ? v : 0);
   else if (strcmp(k, "indexCount") == 0) lua_pushinteger(L, known ? i : 0);
   else if (strcmp(k, "id") == 0) lua_pushinteger(L, id);
@@ -211,7 +212,7 @@ static int texture_new(lua_State *L) {
     TY_ASSERT(white);
     memset(white, 255, need);
   }
-  uint32_t id = ty_render_add_texture(ty_lua_renderer(L), (uint32_t)w, (uint32_t)h,
+  uint32_t id = ty_render_add_texture(lr_get(L)->R, (uint32_t)w, (uint32_t)h,
                                       bytes ? (const uint8_t *)bytes : white, luaL_optstring(L, 4, "texture"));
   TY_FREE(white);
   push_id(L, TY_TEXTURE, id);
@@ -222,7 +223,7 @@ static int texture_index(lua_State *L) {
   uint32_t id = ty_check_texture(L, 1);
   const char *k = luaL_checkstring(L, 2);
   uint32_t w = 0, h = 0;
-  bool known = ty_render_texture_size(ty_lua_renderer(L), id, &w, &h);
+  bool known = ty_render_texture_size(lr_get(L)->R, id, &w, &h);
   if (strcmp(k, "width") == 0) lua_pushinteger(L, known ? w : 0);
   else if (strcmp(k, "height") == 0) lua_pushinteger(L, known ? h : 0);
   else if (strcmp(k, "id") == 0) lua_pushinteger(L, id);
@@ -289,7 +290,7 @@ static int material_new(lua_State *L) {
       lua_pop(L, 1);
     }
   }
-  push_id(L, TY_MATERIAL, ty_render_add_material(ty_lua_renderer(L), &m));
+  push_id(L, TY_MATERIAL, ty_render_add_material(lr_get(L)->R, &m));
   return 1;
 }
 
@@ -307,7 +308,7 @@ static void push_color(lua_State *L, const float *c, int n) {
 static int material_index(lua_State *L) {
   uint32_t id = ty_check_material(L, 1);
   const char *k = luaL_checkstring(L, 2);
-  const ty_material *m = ty_render_material(ty_lua_renderer(L), id);
+  const ty_material *m = ty_render_material(lr_get(L)->R, id);
   if (!m) return luaL_error(L, "Material #%d does not exist", (int)id);
   if (strcmp(k, "baseColor") == 0) push_color(L, m->base_color, 4);
   else if (strcmp(k, "emissive") == 0) push_color(L, m->emissive, 3);

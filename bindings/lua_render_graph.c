@@ -5,7 +5,7 @@
  * Graph and resource handles carry the serial of the frame that made them: one kept past
  * its frame raises an error instead of naming a stranger. A Lua pass runs under ty_pcall;
  * its error is logged and listed in the frame's failures, and the frame goes on. */
-#include "lua_render_private.h"
+#include "lua_render_state.h"
 
 #include <string.h>
 

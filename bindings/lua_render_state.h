@@ -1,13 +1,16 @@
-/* bindings/lua_render_private.h: what the render binding's three files share: the
- * renderer's part of the state's context, the graph's handle types and the option readers.
- * lua_render.c is the engine's face (tycho._render: items, lights, frames, features,
- * cameras, stats), lua_render_assets.c the assets (Mesh, Texture, Material) and
- * lua_render_graph.c the render graph a feature's addPasses sees (RenderGraph,
- * RenderResource, Frame, Lua passes). Only these three include it. */
-#ifndef TY_LUA_RENDER_PRIVATE_H
-#define TY_LUA_RENDER_PRIVATE_H
+/* bindings/lua_render_state.h: what the render binding's files share, private to
+ * bindings/lua_render*.c: the renderer's part of the state's context, the graph's handle
+ * types and the option readers (lua_render_state.c). They stand in floors, each calling only
+ * down: lua_render_state.c at the bottom calls no other render file; lua_render_assets.c
+ * (the assets: Mesh, Texture, Material) and lua_render_graph.c (the render graph a
+ * feature's addPasses sees: RenderGraph, RenderResource, Frame, Lua passes) stand on it;
+ * lua_render.c, the engine's face (tycho._render: items, lights, frames, features, cameras,
+ * stats) and the opener, on top. */
+#ifndef TY_LUA_RENDER_STATE_H
+#define TY_LUA_RENDER_STATE_H
 
-#include "lua_render.h"
+#include "bindings.h"
+#include "render/renderer.h" /* Required for: ty_renderer, ty_gl_device, ty_frame */
 
 #define TY_FRAME "Frame"
 #define TY_GRAPH "RenderGraph"
@@ -42,7 +45,7 @@ static inline lrender *lr_get(lua_State *L) {
   return lr;
 }
 
-/* ---- lua_render.c: reading option tables ---- */
+/* ---- lua_render_state.c: reading option tables ---- */
 
 /* A number field of the table at idx, def when absent; an error naming what when not a number. */
 float lr_opt_number(lua_State *L, int idx, const char *key, float def, const char *what);
