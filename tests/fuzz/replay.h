@@ -38,6 +38,24 @@ static uint8_t *fuzz_read_file(const char *name, const char *path, size_t reserv
   return buf;
 }
 
+/* For a target whose first byte picks the size of the pieces it cuts a stream into: runs the
+ * file at path as libFuzzer wrote it, then with each of a few piece sizes put in its first byte
+ * (when it has at least min_len bytes). 1, or -1 when the file cannot be read. */
+static int fuzz_replay_cut(const char *name, const char *path, size_t min_len,
+                           int (*one)(const uint8_t *data, size_t size)) {
+  size_t len = 0;
+  uint8_t *buf = fuzz_read_file(name, path, 0, &len);
+  if (!buf) return -1;
+  one(buf, len);
+  static const uint8_t pieces[] = {0, 1, 2, 3, 7, 64};
+  for (size_t i = 0; len >= min_len && i < sizeof pieces; i++) {
+    buf[0] = pieces[i];
+    one(buf, len);
+  }
+  free(buf);
+  return 1;
+}
+
 /* replay(path) runs one corpus file; a negative result stops the replay as a failure. */
 static int fuzz_replay_main(const char *name, int argc, char **argv, int (*replay)(const char *path)) {
   int replayed = 0;

@@ -114,17 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
 /* A file runs as libFuzzer wrote it, then with each of a few piece sizes in front. */
 static int replay_file(const char *path) {
-  size_t len = 0;
-  uint8_t *buf = fuzz_read_file("ws_frames_fuzz", path, 0, &len);
-  if (!buf) return -1;
-  LLVMFuzzerTestOneInput(buf, len);
-  static const uint8_t pieces[] = {0, 1, 2, 3, 7, 64};
-  for (size_t i = 0; len >= 2 && i < sizeof pieces; i++) {
-    buf[0] = pieces[i];
-    LLVMFuzzerTestOneInput(buf, len);
-  }
-  free(buf);
-  return 1;
+  return fuzz_replay_cut("ws_frames_fuzz", path, 2, LLVMFuzzerTestOneInput);
 }
 
 int main(int argc, char **argv) { return fuzz_replay_main("ws_frames_fuzz", argc, argv, replay_file); }
