@@ -29,6 +29,7 @@
 #define OUT_MAX (64u * 1024 * 1024) /* queued bytes past which a link is too far behind */
 #define READ_CHUNK (64u * 1024)
 #define READS_PER_EVENT 16
+#define DEAD_PEER_MS 10000u /* see set_link_options */
 #define MAX_PENDING 64 /* accepted links not up yet; one more is closed at once */
 #define MAX_FAILED 32
 
@@ -75,10 +76,19 @@ static void on_link_io(struct ev_loop *loop, ev_io *w, int revents);
 
 static double now_of(ty_links *l) { return ev_now(l->loop); }
 
-static void set_nonblocking_nodelay(int fd) {
+/* Non-blocking, no Nagle delay, and a peer that vanished without a close (its machine gone)
+ * found out in seconds: data unacknowledged for DEAD_PEER_MS, or a quiet link whose probes go
+ * unanswered, ends the connection, and with it the link. */
+static void set_link_options(int fd) {
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
-  int one = 1;
+  int one = 1, idle = 5, interval = 2, probes = 3;
+  unsigned dead_ms = DEAD_PEER_MS;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof interval);
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof probes);
+  setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &dead_ms, sizeof dead_ms);
 }
 
 static conn *link_new(ty_links *l, int fd, link_state state) {
@@ -323,7 +333,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents) {
       close(fd);
       continue;
     }
-    set_nonblocking_nodelay(fd);
+    set_link_options(fd);
     link_new(l, fd, AWAIT_HELLO);
   }
 }
@@ -385,7 +395,7 @@ void ty_links_dial(ty_links *l, const char *peer, const char *addr, const char *
   if (!parse_address(addr, &ss, &len)) return;
   int fd = socket(ss.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return;
-  set_nonblocking_nodelay(fd);
+  set_link_options(fd);
   if (connect(fd, (struct sockaddr *)&ss, len) != 0 && errno != EINPROGRESS) {
     close(fd);
     return;
