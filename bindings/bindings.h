@@ -110,7 +110,8 @@ void ty_open_watch(lua_State *L);  /* lua_watch.c: tycho._watch, the file watche
 void ty_open_voxel(lua_State *L);  /* lua_voxel.c: tycho.voxel (block grids, meshing) */
 void ty_open_ui(lua_State *L);     /* lua_ui.c: tycho.ui (the screen-space layer) */
 void ty_open_terrain(lua_State *L); /* lua_terrain.c: tycho.terrain (the world from a seed) */
-void ty_open_text(lua_State *L);    /* lua_text.c: tycho.font, tycho.draw */
+void ty_open_text(lua_State *L);    /* lua_text.c: tycho.font */
+void ty_open_draw(lua_State *L);    /* lua_draw.c: tycho.draw (after tycho.font and the renderer) */
 void ty_open_audio(lua_State *L);   /* lua_audio.c: tycho.audio, tycho._audio (the components' sources) */
 
 #endif

@@ -15,49 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char host_root[PATH_MAX];
-
-static bool has_scripts(const char *root) {
-  char path[PATH_MAX + 32];
-  struct stat st;
-  snprintf(path, sizeof path, "%s/scripts/tycho/boot.lua", root);
-  return stat(path, &st) == 0;
-}
-
-const char *ty_host_root(void) {
-  if (host_root[0]) return host_root;
-  const char *env = getenv("TYCHO_HOME");
-  if (env && *env && has_scripts(env)) {
-    snprintf(host_root, sizeof host_root, "%s", env);
-    return host_root;
-  }
-  /* Beside the binary: build/tycho finds ../scripts, an installed bin/tycho its share. */
-  char exe[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n > 0) {
-    exe[n] = 0;
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = 0;
-    const char *tries[] = {"%s/..", "%s", "%s/../share/tycho"};
-    for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
-      char cand[PATH_MAX + 32];
-      snprintf(cand, sizeof cand, tries[i], exe);
-      char real[PATH_MAX];
-      if (realpath(cand, real) && has_scripts(real)) {
-        snprintf(host_root, sizeof host_root, "%s", real);
-        return host_root;
-      }
-    }
-  }
-#ifdef TYCHO_SOURCE_DIR
-  if (has_scripts(TYCHO_SOURCE_DIR)) {
-    snprintf(host_root, sizeof host_root, "%s", TYCHO_SOURCE_DIR);
-    return host_root;
-  }
-#endif
-  return NULL;
-}
-
 /* ---- tracebacks that start at the user's line ---- */
 
 /* "@<root>/scripts/": the chunk name prefix of the engine's own Lua files. */
@@ -582,7 +539,8 @@ lua_State *ty_host_create(const char *game_dir) {
   ty_open_terrain(L); /* its chunks are tycho.voxel's grids */
   ty_open_audio(L);
   ty_open_particles(L); /* after ty_open_render: its pass draws with the renderer */
-  ty_open_text(L); /* after ty_open_render: tycho.draw queues for its renderer */
+  ty_open_text(L); /* tycho.font */
+  ty_open_draw(L); /* after ty_open_render and ty_open_text: queues for the renderer, in its fonts */
   publish_tycho(L, root, game_dir);
   lua_getglobal(L, "require");
   lua_pushliteral(L, "tycho.boot");

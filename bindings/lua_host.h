@@ -4,6 +4,7 @@
 #define TY_LUA_HOST_H
 
 #include "bindings.h"
+#include "lua_host_root.h" /* Required for: ty_host_root, which the host's users ask too */
 
 /* A new state with the standard libraries, the `tycho` global (also require("tycho")),
  * package.path over the engine's scripts/ (and game_dir when not NULL), and the engine's
@@ -23,10 +24,6 @@ lua_State *ty_host_create_module(const char *game_dir);
  * broadcast makes one such call per member). Set once per state. */
 typedef void (*ty_fanout_sender)(void *member, const char *text, size_t len);
 void ty_fanout_set_sender(lua_State *L, const char *tname, ty_fanout_sender send);
-
-/* The folder holding the engine's scripts/ (TYCHO_HOME, beside the binary, or the source
- * tree it was built from). */
-const char *ty_host_root(void);
 
 /* Pushes msg (NULL: none), a newline and "stack traceback:" with L1's frames from level
  * on, as luaL_traceback does, trimmed to the user's code: the engine's frames (C functions

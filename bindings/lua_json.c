@@ -1,18 +1,17 @@
-/* bindings/lua_json.c: tycho.json.encode/decode over jansson. A table whose keys are exactly
- * 1..n (n > 0) is an array; a table whose metatable has __jsontype = "array" (what
- * tycho.json.array sets, and what decoded arrays get) is an array even when empty, so lists
- * round-trip; any other table is an object (the empty table is {}); integral floats encode
- * as integers; decoded documents are checked against depth and size caps before any Lua
- * value is built, so a hostile frame costs no Lua memory. A flat object (most client frames)
- * is read straight into its table by lua_json_flat.c, and most values are written straight
- * to text by lua_json_write.c, each with the same result as the long way. */
+/* bindings/lua_json.c: tycho.json.encode/decode over jansson. Which tables are arrays is
+ * lua_json_array.c's rule (keys exactly 1..n, or the __jsontype = "array" mark that
+ * tycho.json.array sets and decoded arrays get); integral floats encode as integers;
+ * decoded documents are checked against depth and size caps before any Lua value is built,
+ * so a hostile frame costs no Lua memory. A flat object (most client frames) is read
+ * straight into its table by lua_json_flat.c, and most values are written straight to text
+ * by lua_json_write.c, each with the same result as the long way. */
 #include "lua_json.h"
+#include "lua_json_array.h"
 #include "lua_json_flat.h"
 #include "lua_json_write.h"
 
 #include <jansson.h>
 #include <math.h>
-#include <string.h>
 
 const char *ty_json_status_code(ty_json_status s) {
   switch (s) {
@@ -23,43 +22,6 @@ const char *ty_json_status_code(ty_json_status s) {
   }
   return "bad_json";
 }
-
-#define ARRAY_MT "tycho.json.array"
-
-/* The shared marker metatable {__jsontype = "array"}, made on first use in this state. */
-static void push_array_mt(lua_State *L) {
-  if (luaL_newmetatable(L, ARRAY_MT)) {
-    lua_pushliteral(L, "array");
-    lua_setfield(L, -2, "__jsontype");
-  }
-}
-
-bool ty_json_is_marked_array(lua_State *L, int idx) {
-  if (!lua_getmetatable(L, idx)) return false;
-  lua_pushliteral(L, "__jsontype");
-  lua_rawget(L, -2);
-  const char *k = lua_tostring(L, -1);
-  bool yes = k && strcmp(k, "array") == 0;
-  lua_pop(L, 2);
-  return yes;
-}
-
-bool ty_json_table_is_array(lua_State *L, int idx, lua_Unsigned n) {
-  /* A marked list is written as t[1..#t] whatever else it holds: the mark is the contract. */
-  if (ty_json_is_marked_array(L, idx)) return true;
-  if (n == 0) return false;
-  lua_Unsigned count = 0;
-  bool array = true;
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    count++;
-    if (array && !(lua_isinteger(L, -2) && lua_tointeger(L, -2) >= 1 && (lua_Unsigned)lua_tointeger(L, -2) <= n))
-      array = false;
-    lua_pop(L, 1);
-  }
-  return array && count == n;
-}
-
 
 /* ---- decode ---- */
 
@@ -124,7 +86,7 @@ static void push_value(lua_State *L, const json_t *v, int array_mt) {
 static int push_tree(lua_State *L) {
   const json_t *root = lua_touserdata(L, 1);
   luaL_checkstack(L, 4, "JSON decode");
-  push_array_mt(L);
+  ty_json_push_array_mt(L);
   push_value(L, root, lua_gettop(L));
   lua_remove(L, -2);
   return 1;
@@ -322,14 +284,14 @@ static int l_array(lua_State *L) {
   luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 1);
   if (lua_getmetatable(L, 1)) {
-    push_array_mt(L);
+    ty_json_push_array_mt(L);
     bool ours = lua_rawequal(L, -1, -2);
     lua_pop(L, 2);
     if (!ours && !ty_json_is_marked_array(L, 1))
       return luaL_argerror(L, 1, "table has a metatable already (add __jsontype = \"array\" to it instead)");
     return 1;
   }
-  push_array_mt(L);
+  ty_json_push_array_mt(L);
   lua_setmetatable(L, 1);
   return 1;
 }

@@ -26,5 +26,8 @@ ty_json_status ty_json_push_decoded(lua_State *L, const char *s, size_t len, con
 /* Pushes the compact JSON text of the value at idx. Raises a Lua error for what JSON cannot
  * hold: functions, userdata (but tycho.json.null), cycles, NaN/inf, non-UTF-8 strings. */
 void ty_json_push_encoded(lua_State *L, int idx);
+/* The encoder's long way alone (a jansson tree, then json_dumps), which ty_json_push_encoded
+ * takes where lua_json_write.c's short way cannot: what the short way is held to. */
+void ty_json_push_long(lua_State *L, int idx);
 
 #endif

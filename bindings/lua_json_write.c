@@ -7,6 +7,7 @@
  * that "%.17g" would not write in plain decimals, nesting past SHORT_DEPTH (a cycle among
  * them), and every value that raises, go the long way, which also words the errors. */
 #include "lua_json_write.h"
+#include "lua_json_array.h"
 
 #include <math.h>
 #include <stdint.h>

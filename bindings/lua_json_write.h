@@ -1,5 +1,5 @@
 /* bindings/lua_json_write.h: the encoder's short way (lua_json_write.c), which ty_json_push_encoded
- * tries before building a jansson tree, and the pieces lua_json.c shares with it. */
+ * tries before building a jansson tree (lua_json.c's long way). */
 #ifndef TY_LUA_JSON_WRITE_H
 #define TY_LUA_JSON_WRITE_H
 
@@ -12,17 +12,10 @@
  * write it (byte for byte what the long way writes); otherwise pushes nothing and returns
  * false. Raises only for memory. */
 bool ty_json_push_short(lua_State *L, int idx);
-/* The long way alone (a jansson tree, then json_dumps): what the short way is held to. */
-void ty_json_push_long(lua_State *L, int idx);
 /* A finite double as jansson writes a real ("%.17g", then ".0" where that wrote neither a
  * point nor an exponent) into out, NUL-terminated, returning its length; 0 where that text
  * would have an exponent (|d| below 1e-4 or from 1e15 up) or d is 0, which it leaves to
  * jansson. */
 size_t ty_json_real_short(double d, char out[32]);
-/* True when the table at idx carries __jsontype = "array" in its metatable. */
-bool ty_json_is_marked_array(lua_State *L, int idx);
-/* True when the table at idx (n = its raw length) is written as a JSON array: marked, or
- * holding exactly the keys 1..n, n > 0 (an empty unmarked table is an object). */
-bool ty_json_table_is_array(lua_State *L, int idx, lua_Unsigned n);
 
 #endif

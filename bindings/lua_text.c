@@ -1,10 +1,10 @@
 /* bindings/lua_text.c: the Lua face of engine/text/text.h: tycho.font.load(path, size),
  * tycho.font.default([size]) and the Font type (getWidth, getHeight, getAscent,
- * getDescent, getSize, wrap, preload) and tycho.font.stats(). Opens tycho.draw too (lua_draw.c), the one place text is
- * drawn from Lua. */
+ * getDescent, getSize, wrap, preload) and tycho.font.stats(). Text is drawn from Lua by
+ * tycho.draw (lua_draw.c), which takes its fonts from here. */
 #include <string.h>
 
-#include "lua_host.h" /* Required for: ty_host_root (the shipped font's folder) */
+#include "lua_host_root.h" /* Required for: ty_host_root (the shipped font's folder) */
 #include "lua_text.h"
 
 #define DEFAULT_FONT "content/fonts/DejaVuSans.ttf"
@@ -167,8 +167,6 @@ static int font_tostring(lua_State *L) {
   return 1;
 }
 
-void ty_open_draw(lua_State *L); /* lua_draw.c */
-
 void ty_open_text(lua_State *L) {
   static const luaL_Reg methods[] = {{"getWidth", font_get_width},     {"getHeight", font_get_height},
                                      {"getAscent", font_get_ascent},   {"getDescent", font_get_descent},
@@ -181,5 +179,4 @@ void ty_open_text(lua_State *L) {
                                  {NULL, NULL}};
   luaL_newlib(L, fns);
   lua_setfield(L, -2, "font");
-  ty_open_draw(L);
 }

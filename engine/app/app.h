@@ -11,7 +11,7 @@
 int cmd_run(int argc, char **argv);
 /* `tycho test`: runs specs with busted (test_cmd.c). */
 int cmd_test(int argc, char **argv);
-/* Writes the command line's usage to f (main.c). */
+/* Writes the command line's usage to f (usage.c). */
 void cmd_usage(FILE *f);
 
 #endif

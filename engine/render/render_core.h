@@ -1,15 +1,17 @@
 /* engine/render/render_core.h: the renderer's own private header: the ty_renderer
- * struct and what its files (renderer.c, registry.c, items.c, assets.c, shader_cache.c,
- * gather.c, submit.c, frame.c, pass_times.c, fullscreen.c) share. Features never include
- * it: what they may use is render_internal.h.
+ * struct and what its files (renderer.c, lifetime.c, registry.c, items.c, assets.c,
+ * shader_cache.c, gather.c, submit.c, frame.c, pass_times.c, fullscreen.c) share. Features
+ * never include it: what they may use is render_internal.h.
  *
- * The files, by idea: renderer.c creates, attaches and destroys; registry.c holds meshes,
- * textures and materials; items.c items and lights on generation-checked pools; assets.c
- * loads and reloads files into the registry; shader_cache.c builds programs from the
- * shader folder; gather.c turns the scene into a camera, lights and bucket items;
- * submit.c owns the GPU side (uploads, framebuffers, draws); frame.c runs a frame
- * (begin, per-frame memory, passes, end); pass_times.c notes and times the passes it ran;
- * fullscreen.c is the user fullscreen pass; feature_table.c lists the built-in features. */
+ * The files, by idea: renderer.c holds the renderer's errors, device, stats and modes,
+ * which every other file reads; lifetime.c creates, attaches and destroys, standing above
+ * every part it frees; registry.c holds meshes, textures and materials; items.c items and
+ * lights on generation-checked pools; assets.c loads and reloads files into the registry;
+ * shader_cache.c builds programs from the shader folder; gather.c turns the scene into a
+ * camera, lights and bucket items; submit.c owns the GPU side (uploads, framebuffers,
+ * draws); frame.c runs a frame (begin, per-frame memory, passes, end); pass_times.c notes
+ * and times the passes it ran; fullscreen.c is the user fullscreen pass; feature_table.c
+ * lists the built-in features. */
 #ifndef TY_RENDER_CORE_H
 #define TY_RENDER_CORE_H
 

@@ -14,7 +14,9 @@
  * follows the edits it writes and not the size of the log. A load reads the packed log and
  * then the journal rows in order, merging later edits of a block into the earlier one's
  * place; a full save or a compaction rewrites the packed log and empties the journal. */
-#include "saved_world_internal.h"
+#include "saved_world.h"
+#include "saved_world_json_internal.h"   /* Required for: the inventory column */
+#include "saved_world_record_internal.h" /* Required for: sw_dup_str, sw_dup_mem */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -104,35 +106,6 @@ void ty_storage_new_id(char out[TY_STORAGE_ID_SIZE]) {
     out[2 * i + 1] = hex[raw[i] & 15];
   }
   out[32] = 0;
-}
-
-/* ---- freeing ---- */
-
-void sw_inventory_free(ty_storage_inventory *inv) {
-  TY_FREE((void *)inv->stacks);
-  TY_FREE((void *)inv->hotbar);
-  memset(inv, 0, sizeof *inv);
-}
-
-void ty_storage_world_free(ty_storage_world *w) {
-  if (!w) return;
-  TY_FREE((void *)w->id);
-  TY_FREE((void *)w->name);
-  TY_FREE((void *)w->game_mode);
-  TY_FREE((void *)w->seed.text);
-  TY_FREE((void *)w->screenshot);
-  TY_FREE((void *)w->edits);
-  sw_inventory_free(&w->inventory);
-  memset(w, 0, sizeof *w);
-}
-
-void ty_storage_worlds_free(ty_storage_world *worlds, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) ty_storage_world_free(&worlds[i]);
-  TY_FREE(worlds);
-}
-
-void ty_storage_player_free(ty_storage_player *p) {
-  if (p) sw_inventory_free(&p->inventory);
 }
 
 /* ---- the edit log ---- */

@@ -5,9 +5,10 @@
  * its data in the store's named blobs. tycho.storage and the game host's host.storage expose
  * it to Lua (scripts/docs/storage.md).
  *
- * The record: a world's fields (name, seed, game mode, times, player pose, sun and moon,
- * inventory, screenshot), its block edit log, and per-player records, plus its export to and
- * import from the JSON shape crafty's first version saved, written atomically. Two ways to
+ * The record (saved_world_record.h): a world's fields (name, seed, game mode, times, player
+ * pose, sun and moon, inventory, screenshot), its block edit log, and per-player records,
+ * plus its export to and import from the JSON shape crafty's first version saved
+ * (saved_world_json.h), written atomically. Two ways to
  * save a world: ty_storage_save writes the whole record (a full save), while
  * ty_storage_save_meta and ty_storage_append_edits write only what changed since the last
  * save (an incremental save: every field but the edit log, and the new edits appended to a
@@ -17,76 +18,16 @@
 #ifndef TY_SAVED_WORLD_H
 #define TY_SAVED_WORLD_H
 
+#include "saved_world_json.h"   /* Required for: the record as JSON */
+#include "saved_world_record.h" /* Required for: the record's types */
 #include "store.h"
 
-/* The SavedWorld record format this build writes; newer records are refused, older ones
- * are upgraded when loaded. */
-#define TY_STORAGE_FORMAT_VERSION 2
 /* The sqlite schema (PRAGMA user_version) this build migrates every store to on open. */
 #define TY_STORAGE_SCHEMA_VERSION 4
 /* Room for a world id: 32 hex digits and the NUL. */
 #define TY_STORAGE_ID_SIZE 33
 
 typedef struct ty_storage ty_storage;
-
-typedef enum ty_storage_seed_kind {
-  TY_STORAGE_SEED_INTEGER = 0,
-  TY_STORAGE_SEED_NUMBER,
-  TY_STORAGE_SEED_TEXT,
-} ty_storage_seed_kind;
-
-/* A seed is kept as given: an integer, a float or a string. */
-typedef struct ty_storage_seed {
-  ty_storage_seed_kind kind;
-  int64_t integer;
-  double number;
-  const char *text;
-} ty_storage_seed;
-
-/* One block change; type 0 is air (a broken block). */
-typedef struct ty_storage_edit {
-  int32_t x, y, z, type;
-} ty_storage_edit;
-
-typedef struct ty_storage_stack {
-  int32_t block_type, count;
-} ty_storage_stack;
-
-typedef struct ty_storage_inventory {
-  bool present;
-  const ty_storage_stack *stacks;
-  uint32_t nstacks;
-  const int32_t *hotbar;
-  uint32_t nhotbar;
-} ty_storage_inventory;
-
-typedef struct ty_storage_pose {
-  double x, y, z, yaw, pitch;
-} ty_storage_pose;
-
-/* The SavedWorld record of the Lua API. In a world given to ty_storage_save every pointer is
- * borrowed; a world filled by load/list/import owns them: free it with ty_storage_world_free. */
-typedef struct ty_storage_world {
-  const char *id, *name, *game_mode;
-  ty_storage_seed seed;
-  double created_at, last_played_at; /* milliseconds since 1970, as the seed's Date.now() */
-  ty_storage_pose player;
-  double sun_angle;
-  bool has_moon_phase;
-  double moon_phase;
-  ty_storage_inventory inventory;
-  const unsigned char *screenshot; /* PNG bytes, NULL when none */
-  size_t screenshot_len;
-  int64_t version;
-  const ty_storage_edit *edits;
-  uint32_t nedits;
-} ty_storage_world;
-
-/* A server's record of one player in one world. */
-typedef struct ty_storage_player {
-  ty_storage_pose pose;
-  ty_storage_inventory inventory;
-} ty_storage_player;
 
 /* Opens (creating when absent) the store at path, ":memory:" for a private one, and applies
  * the schema migrations. NULL with a message in err when the file is not a tycho store, is
@@ -173,17 +114,6 @@ ty_storage_status ty_storage_export(ty_storage *s, const char *id, const char *p
  * id, so an import never overwrites one; the id used is written to id_out. */
 ty_storage_status ty_storage_import(ty_storage *s, const char *path, char id_out[TY_STORAGE_ID_SIZE], char *err,
                                     size_t errsz);
-
-/* Parses the seed's JSON shape into *out (owned). Records of an older format are upgraded;
- * newer ones refused. */
-ty_storage_status ty_storage_world_from_json(const char *text, size_t len, ty_storage_world *out, char *err,
-                                             size_t errsz);
-/* The JSON text of w; owned by the caller (free()), NULL when out of memory. */
-char *ty_storage_world_to_json(const ty_storage_world *w);
-
-void ty_storage_world_free(ty_storage_world *w);
-void ty_storage_worlds_free(ty_storage_world *worlds, uint32_t n);
-void ty_storage_player_free(ty_storage_player *p);
 
 /* A fresh world id: 32 random hex digits. */
 void ty_storage_new_id(char out[TY_STORAGE_ID_SIZE]);

@@ -1,7 +1,9 @@
-/* engine/storage/saved_world_json.c: crafty's SavedWorld (saved_world.h) as JSON: the shape
- * crafty's first version saved a world in, which export and import write and read, and the
- * inventory column's text. Records of an older format are upgraded as they are read. */
-#include "saved_world_internal.h"
+/* engine/storage/saved_world_json.c: crafty's SavedWorld (saved_world_record.h) as JSON:
+ * the shape crafty's first version saved a world in, which export and import write and
+ * read, and the inventory column's text. Records of an older format are upgraded as they
+ * are read. It knows the record, not the store it is kept in. */
+#include "saved_world_json_internal.h"
+#include "saved_world_record_internal.h"
 
 #include <jansson.h>
 #include <math.h>

@@ -12,6 +12,7 @@
 #include <lualib.h>
 #include <time.h>
 
+#include "lua_json.h"
 #include "lua_json_write.h"
 
 static double now_s(void) {

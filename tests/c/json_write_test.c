@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "lua_json.h"
 #include "lua_json_write.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
