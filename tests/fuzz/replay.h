@@ -41,8 +41,8 @@ static uint8_t *fuzz_read_file(const char *name, const char *path, size_t reserv
 /* For a target whose first byte picks the size of the pieces it cuts a stream into: runs the
  * file at path as libFuzzer wrote it, then with each of a few piece sizes put in its first byte
  * (when it has at least min_len bytes). 1, or -1 when the file cannot be read. */
-static int fuzz_replay_cut(const char *name, const char *path, size_t min_len,
-                           int (*one)(const uint8_t *data, size_t size)) {
+static inline int fuzz_replay_cut(const char *name, const char *path, size_t min_len,
+                                  int (*one)(const uint8_t *data, size_t size)) {
   size_t len = 0;
   uint8_t *buf = fuzz_read_file(name, path, 0, &len);
   if (!buf) return -1;
