@@ -79,14 +79,19 @@ static bool is_up(void *ctx) {
 static bool got_1000(void *ctx) { return ((side *)ctx)->frames >= 1000; }
 static bool went_down(void *ctx) { return ((side *)ctx)->downs > 0; }
 
+/* Opens a as a/1 and b as b/1, and a's link to b. */
+static void open_linked(side *a, side *b) {
+  side_open(a, "a/1");
+  side_open(b, "b/1");
+  side *both[] = {a, b};
+  ty_links_dial(a->links, "b/1", ty_links_address(b->links), ty_links_token(b->links));
+  CHECK(pump(both, 2, is_up, &(up_wait){a, "b/1"}));
+}
+
 static void test_frames_arrive_in_order_on_the_dialed_link(void) {
   side a, b;
-  side_open(&a, "a/1");
-  side_open(&b, "b/1");
+  open_linked(&a, &b);
   side *both[] = {&a, &b};
-  CHECK(!ty_links_send(a.links, "b/1", "ch", "m0", 2)); /* no link yet */
-  ty_links_dial(a.links, "b/1", ty_links_address(b.links), ty_links_token(b.links));
-  CHECK(pump(both, 2, is_up, &(up_wait){&a, "b/1"}));
   char text[32];
   for (int i = 0; i < 1000; i++) {
     snprintf(text, sizeof text, "m%d", i);
@@ -139,11 +144,8 @@ static void test_a_wrong_token_or_id_never_comes_up(void) {
 
 static void test_a_peer_that_goes_away_is_reported_down_once(void) {
   side a, b;
-  side_open(&a, "a/1");
-  side_open(&b, "b/1");
-  side *both[] = {&a, &b}, *only_a[] = {&a};
-  ty_links_dial(a.links, "b/1", ty_links_address(b.links), ty_links_token(b.links));
-  CHECK(pump(both, 2, is_up, &(up_wait){&a, "b/1"}));
+  open_linked(&a, &b);
+  side *only_a[] = {&a};
   side_close(&b);
   CHECK(pump(only_a, 1, went_down, &a));
   CHECK_EQ_INT(a.downs, 1);
@@ -155,11 +157,8 @@ static void test_a_peer_that_goes_away_is_reported_down_once(void) {
 
 static void test_a_peer_that_stops_reading_is_dropped_past_64_mib(void) {
   side a, b;
-  side_open(&a, "a/1");
-  side_open(&b, "b/1");
-  side *both[] = {&a, &b}, *only_a[] = {&a};
-  ty_links_dial(a.links, "b/1", ty_links_address(b.links), ty_links_token(b.links));
-  CHECK(pump(both, 2, is_up, &(up_wait){&a, "b/1"}));
+  open_linked(&a, &b);
+  side *only_a[] = {&a};
   size_t len = 1024 * 1024;
   char *big = calloc(1, len);
   int queued = 0;
@@ -186,6 +185,7 @@ static void test_bad_addresses_dial_nothing(void) {
   ty_links_dial(a.links, "b/1", "127.0.0.1:99999", "t");
   ty_links_dial(a.links, "a/1", ty_links_address(a.links), ty_links_token(a.links)); /* itself */
   CHECK(!ty_links_up(a.links, "b/1") && !ty_links_up(a.links, "a/1"));
+  CHECK(!ty_links_send(a.links, "b/1", "ch", "m0", 2)); /* no link: nothing is queued */
   char addr[64];
   CHECK(ty_links_address_toward("127.0.0.1", 6379, addr, sizeof addr) && strcmp(addr, "127.0.0.1") == 0);
   CHECK(!ty_links_address_toward("no.such.host.invalid", 6379, addr, sizeof addr));
