@@ -10,7 +10,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <ev.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -76,11 +75,10 @@ static void on_link_io(struct ev_loop *loop, ev_io *w, int revents);
 
 static double now_of(ty_links *l) { return ev_now(l->loop); }
 
-/* Non-blocking, no Nagle delay, and a peer that vanished without a close (its machine gone)
- * found out in seconds: data unacknowledged for DEAD_PEER_MS, or a quiet link whose probes go
- * unanswered, ends the connection, and with it the link. */
+/* No Nagle delay, and a peer that vanished without a close (its machine gone) found out in
+ * seconds: data unacknowledged for DEAD_PEER_MS, or a quiet link whose probes go unanswered,
+ * ends the connection, and with it the link. (The socket is non-blocking from its making.) */
 static void set_link_options(int fd) {
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   int one = 1, idle = 5, interval = 2, probes = 3;
   unsigned dead_ms = DEAD_PEER_MS;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -106,6 +104,23 @@ static conn *link_new(ty_links *l, int fd, link_state state) {
   return k;
 }
 
+/* Has k's watcher wait for events (EV_READ, EV_WRITE or both) from now on. */
+static void link_watch(conn *k, int events) {
+  if ((k->io.events & (EV_READ | EV_WRITE)) == events) return;
+  ev_io_stop(k->owner->loop, &k->io);
+  ev_io_set(&k->io, k->io.fd, events);
+  ev_io_start(k->owner->loop, &k->io);
+}
+
+/* Stops k's watcher, closes its socket and frees it (k is off the list already). */
+static void link_free(conn *k) {
+  ev_io_stop(k->owner->loop, &k->io);
+  close(k->io.fd);
+  TY_FREE(k->in);
+  TY_FREE(k->out);
+  TY_FREE(k);
+}
+
 /* The link frames to peer go on: the one this process dialed. Frames are only ever sent on
  * dialed links, and each process dials its peers, so that one process's frames to another
  * keep to one socket, in order, for as long as it is up. */
@@ -125,8 +140,6 @@ static void link_drop(conn *k, const char *why) {
     }
   bool was_up = k->dialed && k->state == UP;
   if (why) ty_log("cluster_link_dropped", "link %s %s: %s", k->dialed ? "to" : "from", k->peer[0] ? k->peer : "?", why);
-  ev_io_stop(l->loop, &k->io);
-  close(k->io.fd); /* after the line: the peer sees the close once it is said */
   if (k->dialed && k->state != UP && l->nfailed < MAX_FAILED) {
     failed_dial *f = &l->failed[l->nfailed++];
     snprintf(f->peer, sizeof f->peer, "%s", k->peer);
@@ -134,9 +147,7 @@ static void link_drop(conn *k, const char *why) {
   }
   char peer[TY_LINK_PEER_MAX];
   snprintf(peer, sizeof peer, "%s", k->peer);
-  TY_FREE(k->in);
-  TY_FREE(k->out);
-  TY_FREE(k);
+  link_free(k); /* after the line: the peer sees the close once it is said */
   if (was_up && !link_up_to(l, peer)) l->ev.down(l->user, peer);
 }
 
@@ -173,12 +184,7 @@ static bool link_write(conn *k) {
     k->out_off += (size_t)n;
   }
   if (k->out_off == k->out_len) k->out_off = k->out_len = 0;
-  int want = EV_READ | (k->out_len ? EV_WRITE : 0);
-  if ((k->io.events & (EV_READ | EV_WRITE)) != want) {
-    ev_io_stop(k->owner->loop, &k->io);
-    ev_io_set(&k->io, k->io.fd, want);
-    ev_io_start(k->owner->loop, &k->io);
-  }
+  link_watch(k, EV_READ | (k->out_len ? EV_WRITE : 0));
   return true;
 }
 
@@ -292,9 +298,7 @@ static void on_link_io(struct ev_loop *loop, ev_io *w, int revents) {
       return;
     }
     k->state = AWAIT_OK;
-    ev_io_stop(loop, w);
-    ev_io_set(w, w->fd, EV_READ);
-    ev_io_start(loop, w);
+    link_watch(k, EV_READ);
     char hello[256]; /* the token is the peer's own, read from its record in Redis */
     snprintf(hello, sizeof hello, "HELLO %s %s %s", k->peer, k->token, k->owner->self);
     queue_text(k, hello); /* nothing else is queued before it: a link takes frames once up */
@@ -503,11 +507,7 @@ void ty_links_destroy(ty_links *l) {
   while (l->links) {
     conn *k = l->links;
     l->links = k->next;
-    ev_io_stop(l->loop, &k->io);
-    close(k->io.fd);
-    TY_FREE(k->in);
-    TY_FREE(k->out);
-    TY_FREE(k);
+    link_free(k);
   }
   ev_io_stop(l->loop, &l->listener);
   close(l->listener.fd);
