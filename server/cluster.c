@@ -56,66 +56,61 @@ static bool push_handlers(lua_State *L) {
   return true;
 }
 
-/* Calls module i's handler at path (handlers.connect, or handlers.channels[channel]) with the
- * payload and the process it came from over a link (nil: through Redis), when it has one. */
-static void call_handler(ty_cluster *c, int i, const char *channel, const char *data, size_t len, const char *peer) {
+/* Pushes module i's handler (handlers[name], or handlers.channels[channel] when name is
+ * NULL) and returns the module's state, or NULL (nothing pushed) when it has none. */
+static lua_State *push_handler(ty_cluster *c, int i, const char *name, const char *channel) {
   lua_State *L = c->hooks.state(c->mods[i]);
-  if (!L) return;
+  if (!L) return NULL;
   int top = lua_gettop(L);
-  if (!push_handlers(L)) return;
-  if (channel) {
-    if (lua_getfield(L, -1, "channels") != LUA_TTABLE || lua_getfield(L, -1, channel) != LUA_TFUNCTION) {
-      lua_settop(L, top);
-      return;
-    }
-  } else if (lua_getfield(L, -1, "connect") != LUA_TFUNCTION) {
+  if (!push_handlers(L)) return NULL;
+  bool found = name ? lua_getfield(L, -1, name) == LUA_TFUNCTION
+                    : lua_getfield(L, -1, "channels") == LUA_TTABLE && lua_getfield(L, -1, channel) == LUA_TFUNCTION;
+  if (!found) {
     lua_settop(L, top);
-    return;
+    return NULL;
   }
   lua_insert(L, top + 1);
   lua_settop(L, top + 1);
-  if (!channel) {
-    c->hooks.call(c->mods[i], 0);
-    return;
+  return L;
+}
+
+/* Calls each module's handler of channel with the payload and the process it came from over
+ * a link (nil: through Redis). */
+static void call_channel(ty_cluster *c, const char *channel, const char *data, size_t len, const char *peer) {
+  for (int i = 0; i < c->nmods; i++) {
+    lua_State *L = push_handler(c, i, NULL, channel);
+    if (!L) continue;
+    lua_pushlstring(L, data, len);
+    if (peer) lua_pushstring(L, peer);
+    else lua_pushnil(L);
+    c->hooks.call(c->mods[i], 2);
   }
-  lua_pushlstring(L, data, len);
-  if (peer) lua_pushstring(L, peer);
-  else lua_pushnil(L);
-  c->hooks.call(c->mods[i], 2);
 }
 
 static void on_connected(void *user) {
   ty_cluster *c = user;
-  for (int i = 0; i < c->nmods; i++) call_handler(c, i, NULL, NULL, 0, NULL);
+  for (int i = 0; i < c->nmods; i++)
+    if (push_handler(c, i, "connect", NULL)) c->hooks.call(c->mods[i], 0);
 }
 
 static void on_message(void *user, const char *channel, const char *data, size_t len) {
-  ty_cluster *c = user;
-  for (int i = 0; i < c->nmods; i++) call_handler(c, i, channel, data, len, NULL);
+  call_channel(user, channel, data, len, NULL);
 }
 
 static void on_link_frame(void *user, const char *peer, const char *channel, size_t channel_len, const char *data,
                           size_t len) {
-  ty_cluster *c = user;
   char name[256]; /* a frame's channel is at most 255 bytes */
   memcpy(name, channel, channel_len);
   name[channel_len] = 0;
-  for (int i = 0; i < c->nmods; i++) call_handler(c, i, name, data, len, peer);
+  call_channel(user, name, data, len, peer);
 }
 
 /* Calls each module's handlers.linkDown(peer). */
 static void on_link_down(void *user, const char *peer) {
   ty_cluster *c = user;
   for (int i = 0; i < c->nmods; i++) {
-    lua_State *L = c->hooks.state(c->mods[i]);
+    lua_State *L = push_handler(c, i, "linkDown", NULL);
     if (!L) continue;
-    int top = lua_gettop(L);
-    if (!push_handlers(L)) continue;
-    if (lua_getfield(L, -1, "linkDown") != LUA_TFUNCTION) {
-      lua_settop(L, top);
-      continue;
-    }
-    lua_remove(L, -2);
     lua_pushstring(L, peer);
     c->hooks.call(c->mods[i], 1);
   }
@@ -332,10 +327,11 @@ static int c_index(lua_State *L) {
   if (strcmp(k, "node") == 0) lua_pushstring(L, b->c->node);
   else if (strcmp(k, "instance") == 0) lua_pushstring(L, b->c->instance);
   else if (strcmp(k, "connected") == 0) lua_pushboolean(L, ty_redis_connected(b->c->redis));
-  else if (strcmp(k, "link") == 0 && b->c->links) lua_pushstring(L, ty_links_address(b->c->links));
-  else if (strcmp(k, "linkToken") == 0 && b->c->links) lua_pushstring(L, ty_links_token(b->c->links));
-  else if (strcmp(k, "link") == 0 || strcmp(k, "linkToken") == 0) lua_pushnil(L);
-  else {
+  else if (strcmp(k, "link") == 0 || strcmp(k, "linkToken") == 0) { /* nil without links */
+    ty_links *l = b->c->links;
+    if (l) lua_pushstring(L, k[4] ? ty_links_token(l) : ty_links_address(l));
+    else lua_pushnil(L);
+  } else {
     lua_getmetatable(L, 1);
     lua_getfield(L, -1, "__methods");
     lua_getfield(L, -1, k);

@@ -684,9 +684,10 @@ function handlers.join_world(client, msg)
   if not M.cluster then return joinHere(client, msg) end
   local edge = client.session.edge -- a stand-in: its own process routed it here
   if edge and M.cluster:holds(msg.worldId) then return joinHere(client, msg) end
-  -- A stand-in whose process learnt that this one won the world's lease (over pub/sub) before
-  -- this one heard so from its own claim (another connection) asks Redis too, which answers
-  -- in order: "local" then, and world_moved only when another process holds it.
+  -- A stand-in whose process learnt that this one won the world's lease (its open came over
+  -- the relay) before this one heard so from its own claim (another connection) asks Redis
+  -- too, which answers in order: "local" then, and world_moved only when another process
+  -- holds it; the stand-in stays (joined says so) until the answer.
   if client.routing then return refuse(client, "too_fast", "a join is under way") end
   client.routing = true
   M.cluster:route(msg.worldId, function(where, err)

@@ -85,8 +85,7 @@ function Cluster.new(host, app)
     prefix = "tycho:" .. host.name .. ":", leases = {}, nodes = {}, online = {},
     relayed = {}, remotes = {}, nextRemote = REMOTE_BASE, graceUntil = 0, sentLink = 0, sentRedis = 0,
   }, Cluster)
-  self.channel = self.prefix .. "to:" .. self.id
-  redis:subscribe(self.channel, function(payload, peer) self:receive(payload, peer) end)
+  redis:subscribe(self.prefix .. "to:" .. self.id, function(payload, peer) self:receive(payload, peer) end)
   redis:onLinkDown(function(peer) self:linkDown(peer) end)
   redis:subscribe(self.prefix .. "all", function(payload)
     if payload ~= self.id then app.listChanged() end
