@@ -52,6 +52,21 @@ async function recordsUntil(redisPort, pred, what, ms = 8000) {
   return rs;
 }
 
+// Makes a creative world through a client of the process on port; its id.
+async function makeWorld(port, name, seed) {
+  const maker = await hello(port, 'maker');
+  maker.send({ t: 'create_world', name, seed, gameMode: 'creative' });
+  const list = await maker.next((m) => m.t === 'world_list' && m.worlds.some((w) => w.name === name));
+  maker.close();
+  return list.worlds.find((w) => w.name === name).id;
+}
+
+// Two joiners' welcomes: each joined the one instance of the world (one lists the other).
+function assertOneInstance(wa, wb) {
+  const together = wa.players.some((p) => p.playerId === wb.playerId) || wb.players.some((p) => p.playerId === wa.playerId);
+  assert(together, 'the two joiners are in two instances: ' + JSON.stringify([wa.players, wb.players]));
+}
+
 // Waits until a node's log matches re (what a process logs reaches the test through a pipe,
 // not in step with its sockets).
 async function logged(node, re, ms = 3000) {
@@ -218,11 +233,7 @@ async function main() {
   });
 
   await check('two processes racing to load one world: exactly one runs it', async () => {
-    const maker = await hello(nodes.a.port, 'maker');
-    maker.send({ t: 'create_world', name: 'race', seed: 7, gameMode: 'creative' });
-    const list = await maker.next((m) => m.t === 'world_list' && m.worlds.some((w) => w.name === 'race'));
-    maker.close();
-    const raceId = list.worlds.find((w) => w.name === 'race').id;
+    const raceId = await makeWorld(nodes.a.port, 'race', 7);
     const b2 = await hello(nodes.b.port, 'rb');
     const c2 = await hello(nodes.c.port, 'rc');
     await listUntil(b2, (l) => l.worlds.some((w) => w.id === raceId));
@@ -230,8 +241,7 @@ async function main() {
     b2.send({ t: 'join_world', worldId: raceId });
     c2.send({ t: 'join_world', worldId: raceId });
     const [wb, wc] = [await b2.next('welcome', 8000), await c2.next('welcome', 8000)];
-    const together = wb.players.some((p) => p.playerId === wc.playerId) || wc.players.some((p) => p.playerId === wb.playerId);
-    assert(together, 'the two joiners are in two instances: ' + JSON.stringify([wb.players, wc.players]));
+    assertOneInstance(wb, wc);
     const owners = redisCli(redisPort, 'KEYS', 'tycho:crafty:lease:*').split('\n').filter(Boolean);
     assert(owners.length === 2, 'leases: ' + owners.join(' '));
     b2.close();
@@ -246,11 +256,7 @@ async function main() {
     assert(nodes.w.port, nodes.w.log);
     await recordsUntil(redisPort, (r) => r.w && ['w', 'b'].every((n) =>
       r[n].linksUp === Object.values(r).filter((x) => x.link).length - 1), 'w and b are not linked to every process');
-    const maker = await hello(nodes.b.port, 'mk');
-    maker.send({ t: 'create_world', name: 'late answer', seed: 9, gameMode: 'creative' });
-    const list = await maker.next((m) => m.t === 'world_list' && m.worlds.some((w) => w.name === 'late answer'));
-    maker.close();
-    const lateId = list.worlds.find((w) => w.name === 'late answer').id;
+    const lateId = await makeWorld(nodes.b.port, 'late answer', 9);
     const cw = await hello(nodes.w.port, 'lw');
     const cb = await hello(nodes.b.port, 'lb');
     await listUntil(cw, (l) => l.worlds.some((w) => w.id === lateId));
@@ -263,8 +269,7 @@ async function main() {
     }
     cb.send({ t: 'join_world', worldId: lateId });
     const [ww, wb] = [await cw.next('welcome', 8000), await cb.next('welcome', 8000)];
-    assert(ww.players.some((p) => p.playerId === wb.playerId) || wb.players.some((p) => p.playerId === ww.playerId),
-      'two instances: ' + JSON.stringify([ww.players, wb.players]));
+    assertOneInstance(ww, wb);
     proxy.delayMs = 0;
     cw.close();
     cb.close();
